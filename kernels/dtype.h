@@ -1,0 +1,51 @@
+// The dtype codes of the bump format and the traits table that drives every
+// quant dispatch (block size, bytes, reference dequantize, native GEMV).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ck {
+
+// Codes written in the bump dtype table. 0, 1, 2, 6, 7 are fixed by the seed
+// documents; the rest are ours. Only F32/F16/BF16/Q8_0/Q4_K/Q6_K appear in a
+// bump file: the other types are transcoded at conversion.
+enum class DType : uint8_t {
+  F32 = 0, BF16 = 1, F16 = 2,
+  Q4_0 = 3, Q4_1 = 4, Q5_0 = 5,
+  Q4_K = 6, Q6_K = 7,
+  Q8_0 = 8, Q5_1 = 9, Q2_K = 10, Q3_K = 11, Q5_K = 12,
+};
+inline constexpr int kDTypeCount = 13;
+
+// ggml's type ids (GGUF tensor infos).
+enum class GgmlType : uint32_t {
+  F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q8_1 = 9,
+  Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15, BF16 = 30,
+};
+
+// Reference dequantization of n values (n a multiple of block_size).
+using DequantizeFn = void (*)(const void* blocks, float* out, int64_t n);
+
+struct DTypeTraits {
+  DType dtype;
+  GgmlType ggml_type;
+  std::string_view name;     // "Q4_K", as ggml spells it
+  int block_size;            // weights per block
+  int block_bytes;           // bytes per block
+  DequantizeFn dequantize;   // scalar reference, bit-exact with gguf-py
+  bool native;               // has a fused GEMV kernel; otherwise transcoded at conversion
+};
+
+// The one table. Indexed by dtype code.
+const DTypeTraits& traits(DType t);
+std::optional<DType> dtype_from_code(uint8_t code);
+std::optional<DType> dtype_from_ggml(uint32_t ggml_type);
+
+// Bytes of one row of n values; n must be a multiple of the block size.
+inline size_t row_bytes(const DTypeTraits& t, int64_t n) {
+  return static_cast<size_t>(n / t.block_size) * static_cast<size_t>(t.block_bytes);
+}
+
+}  // namespace ck
