@@ -1,0 +1,44 @@
+// A loaded model: the mapped bump file, its config, weight views and tokenizer.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "loader/bump_file.h"
+#include "loader/model_config.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ck {
+
+struct LoadOptions {
+  bool verify = false;  // check the bump payload's SHA-256 before use
+};
+
+class Model {
+ public:
+  // `path` is a .gguf (converted to .bump on first use, see loader/convert.h)
+  // or a .bump. Refuses architectures and features the runtime cannot run.
+  static std::unique_ptr<Model> load(const std::filesystem::path& path, const LoadOptions& opts = {});
+
+  const ModelConfig& config() const;
+  const tok::Tokenizer& tokenizer() const;
+  const BumpFile& file() const;
+  const std::filesystem::path& path() const;  // the .bump actually mapped
+
+  size_t weight_bytes() const;       // bytes of all weight tensors in the arena
+  size_t decode_bytes_per_token() const;  // weight bytes one decode step streams
+  int64_t n_params() const;
+  std::string dtype_mix() const;     // e.g. "Q4_K 154, Q6_K 23, F32 45"
+
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+ private:
+  Model();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ck
