@@ -1,0 +1,38 @@
+// The interactive chat REPL shared by `ck-run --chat` (-cnv) and `ck-chat`:
+// multi-turn conversation through the model's chat template with the KV cache
+// kept across turns, libedit line editing, slash commands, Ctrl-C handling,
+// and a non-interactive mode when stdin is not a terminal.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "runtime/model.h"
+#include "runtime/sampler.h"
+#include "runtime/session.h"
+
+namespace ck::app {
+
+struct ChatOptions {
+  std::string system_prompt;       // -sys TEXT: the first message, role "system"
+  std::string system_prompt_file;  // -sysf FILE: read into system_prompt (wins over -sys)
+  // --chat-template: a family name (e.g. "chatml", "llama2", "llama3",
+  // "zephyr") or a full template text; empty = the model's own template.
+  std::string chat_template;
+  SamplerParams sampling;          // the answer sampler (temp 0 = greedy)
+  int n_predict = -1;              // max tokens per answer; -1 = until end of turn or context full
+  bool single_turn = false;        // stdin not a terminal: the whole input is one message
+  std::string history_file;        // libedit history; empty = ~/.ck_history
+};
+
+// Adds the chat-only flags (-sys, -sysf, --chat-template, --single-turn) to
+// `app`, writing into `opts`. Sampling and -n flags belong to the caller, who
+// copies them into opts.sampling / opts.n_predict before run_chat.
+void add_chat_flags(CLI::App& app, ChatOptions& opts);
+
+// Runs the conversation until /exit, Ctrl-D, Ctrl-C at an empty prompt, or EOF
+// of a non-terminal stdin. Answers go to stdout, stats and notices to stderr.
+// Returns the process exit code (0); throws std::runtime_error on bad options
+// (unknown template, unreadable -sysf file).
+int run_chat(Model& model, Session& session, const ChatOptions& opts);
+
+}  // namespace ck::app
