@@ -1,0 +1,44 @@
+// Block structs that match the bytes of ggml's quantized types (see
+// /work/shared/docs/FORMATS.md). Scales are IEEE half stored as uint16_t.
+#pragma once
+#include <cstdint>
+
+namespace ck {
+
+inline constexpr int kQK = 32;    // weights per block of the 32-weight types
+inline constexpr int kQK_K = 256;  // weights per super-block of the K-quants
+
+struct BlockQ4_0 { uint16_t d; uint8_t qs[kQK / 2]; };
+struct BlockQ4_1 { uint16_t d; uint16_t m; uint8_t qs[kQK / 2]; };
+struct BlockQ5_0 { uint16_t d; uint8_t qh[4]; uint8_t qs[kQK / 2]; };
+struct BlockQ5_1 { uint16_t d; uint16_t m; uint8_t qh[4]; uint8_t qs[kQK / 2]; };
+struct BlockQ8_0 { uint16_t d; int8_t qs[kQK]; };
+struct BlockQ2_K { uint8_t scales[kQK_K / 16]; uint8_t qs[kQK_K / 4]; uint16_t d; uint16_t dmin; };
+struct BlockQ3_K { uint8_t hmask[kQK_K / 8]; uint8_t qs[kQK_K / 4]; uint8_t scales[12]; uint16_t d; };
+struct BlockQ4_K { uint16_t d; uint16_t dmin; uint8_t scales[12]; uint8_t qs[kQK_K / 2]; };
+struct BlockQ5_K { uint16_t d; uint16_t dmin; uint8_t scales[12]; uint8_t qh[kQK_K / 8]; uint8_t qs[kQK_K / 2]; };
+struct BlockQ6_K { uint8_t ql[kQK_K / 2]; uint8_t qh[kQK_K / 4]; int8_t scales[kQK_K / 16]; uint16_t d; };
+
+static_assert(sizeof(BlockQ4_0) == 18);
+static_assert(sizeof(BlockQ4_1) == 20);
+static_assert(sizeof(BlockQ5_0) == 22);
+static_assert(sizeof(BlockQ5_1) == 24);
+static_assert(sizeof(BlockQ8_0) == 34);
+static_assert(sizeof(BlockQ2_K) == 84);
+static_assert(sizeof(BlockQ3_K) == 110);
+static_assert(sizeof(BlockQ4_K) == 144);
+static_assert(sizeof(BlockQ5_K) == 176);
+static_assert(sizeof(BlockQ6_K) == 210);
+
+// The 6-bit scale and min of sub-block j (0..7) of a Q4_K / Q5_K block.
+inline void k_scale_min(int j, const uint8_t* scales, uint8_t* sc, uint8_t* m) {
+  if (j < 4) {
+    *sc = scales[j] & 63;
+    *m = scales[j + 4] & 63;
+  } else {
+    *sc = static_cast<uint8_t>((scales[j + 4] & 0xF) | ((scales[j - 4] >> 6) << 4));
+    *m = static_cast<uint8_t>((scales[j + 4] >> 4) | ((scales[j] >> 6) << 4));
+  }
+}
+
+}  // namespace ck

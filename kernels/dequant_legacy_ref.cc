@@ -1,0 +1,73 @@
+// Reference dequantizers of the 32-weight block types. In every one the low
+// nibbles of qs[0..15] are weights 0..15 and the high nibbles weights 16..31;
+// the 5-bit types take bit i of the little-endian u32 qh as bit 4 of weight i.
+#include <cstring>
+
+#include "kernels/blocks.h"
+#include "kernels/dequantize_ref.h"
+#include "kernels/fp16.h"
+
+namespace ck::ref {
+namespace {
+
+int nibble(const uint8_t* qs, int i) { return i < kQK / 2 ? qs[i] & 0xF : qs[i - kQK / 2] >> 4; }
+
+uint32_t load_qh(const uint8_t* qh) {
+  uint32_t v;
+  std::memcpy(&v, qh, 4);
+  return v;
+}
+
+}  // namespace
+
+void dequantize_q4_0(const void* src, float* out, int64_t n) {
+  const auto* b = static_cast<const BlockQ4_0*>(src);
+  for (int64_t k = 0; k < n / kQK; ++k, out += kQK) {
+    const float d = fp16_to_fp32(b[k].d);
+    for (int i = 0; i < kQK; ++i) out[i] = d * static_cast<float>(nibble(b[k].qs, i) - 8);
+  }
+}
+
+void dequantize_q4_1(const void* src, float* out, int64_t n) {
+  const auto* b = static_cast<const BlockQ4_1*>(src);
+  for (int64_t k = 0; k < n / kQK; ++k, out += kQK) {
+    const float d = fp16_to_fp32(b[k].d);
+    const float m = fp16_to_fp32(b[k].m);
+    for (int i = 0; i < kQK; ++i) out[i] = d * static_cast<float>(nibble(b[k].qs, i)) + m;
+  }
+}
+
+void dequantize_q5_0(const void* src, float* out, int64_t n) {
+  const auto* b = static_cast<const BlockQ5_0*>(src);
+  for (int64_t k = 0; k < n / kQK; ++k, out += kQK) {
+    const float d = fp16_to_fp32(b[k].d);
+    const uint32_t qh = load_qh(b[k].qh);
+    for (int i = 0; i < kQK; ++i) {
+      const int q = nibble(b[k].qs, i) | static_cast<int>(((qh >> i) & 1u) << 4);
+      out[i] = d * static_cast<float>(q - 16);
+    }
+  }
+}
+
+void dequantize_q5_1(const void* src, float* out, int64_t n) {
+  const auto* b = static_cast<const BlockQ5_1*>(src);
+  for (int64_t k = 0; k < n / kQK; ++k, out += kQK) {
+    const float d = fp16_to_fp32(b[k].d);
+    const float m = fp16_to_fp32(b[k].m);
+    const uint32_t qh = load_qh(b[k].qh);
+    for (int i = 0; i < kQK; ++i) {
+      const int q = nibble(b[k].qs, i) | static_cast<int>(((qh >> i) & 1u) << 4);
+      out[i] = d * static_cast<float>(q) + m;
+    }
+  }
+}
+
+void dequantize_q8_0(const void* src, float* out, int64_t n) {
+  const auto* b = static_cast<const BlockQ8_0*>(src);
+  for (int64_t k = 0; k < n / kQK; ++k, out += kQK) {
+    const float d = fp16_to_fp32(b[k].d);
+    for (int i = 0; i < kQK; ++i) out[i] = static_cast<float>(b[k].qs[i]) * d;
+  }
+}
+
+}  // namespace ck::ref

@@ -1,0 +1,26 @@
+// Scalar reference dequantizers: the definition every fast kernel is tested
+// against. Each is bit-exact with the gguf Python package's dequantize (same
+// products, same rounding order), which is why their files are compiled with
+// -ffp-contract=off. `n` is a multiple of the type's block size.
+#pragma once
+#include <cstdint>
+
+namespace ck::ref {
+
+void dequantize_f32(const void* src, float* out, int64_t n);
+void dequantize_f16(const void* src, float* out, int64_t n);
+void dequantize_bf16(const void* src, float* out, int64_t n);
+
+void dequantize_q4_0(const void* src, float* out, int64_t n);
+void dequantize_q4_1(const void* src, float* out, int64_t n);
+void dequantize_q5_0(const void* src, float* out, int64_t n);
+void dequantize_q5_1(const void* src, float* out, int64_t n);
+void dequantize_q8_0(const void* src, float* out, int64_t n);
+
+void dequantize_q2_k(const void* src, float* out, int64_t n);
+void dequantize_q3_k(const void* src, float* out, int64_t n);
+void dequantize_q4_k(const void* src, float* out, int64_t n);
+void dequantize_q5_k(const void* src, float* out, int64_t n);
+void dequantize_q6_k(const void* src, float* out, int64_t n);
+
+}  // namespace ck::ref

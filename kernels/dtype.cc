@@ -1,0 +1,52 @@
+// The dtype traits table: one row per bump dtype code.
+#include "kernels/dtype.h"
+
+#include <array>
+
+#include "kernels/dequantize_ref.h"
+
+namespace ck {
+namespace {
+
+using G = GgmlType;
+constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
+    {DType::F32, G::F32, "F32", 1, 4, ref::dequantize_f32, true},
+    {DType::BF16, G::BF16, "BF16", 1, 2, ref::dequantize_bf16, true},
+    {DType::F16, G::F16, "F16", 1, 2, ref::dequantize_f16, true},
+    {DType::Q4_0, G::Q4_0, "Q4_0", 32, 18, ref::dequantize_q4_0, false},
+    {DType::Q4_1, G::Q4_1, "Q4_1", 32, 20, ref::dequantize_q4_1, false},
+    {DType::Q5_0, G::Q5_0, "Q5_0", 32, 22, ref::dequantize_q5_0, false},
+    {DType::Q4_K, G::Q4_K, "Q4_K", 256, 144, ref::dequantize_q4_k, true},
+    {DType::Q6_K, G::Q6_K, "Q6_K", 256, 210, ref::dequantize_q6_k, true},
+    {DType::Q8_0, G::Q8_0, "Q8_0", 32, 34, ref::dequantize_q8_0, true},
+    {DType::Q5_1, G::Q5_1, "Q5_1", 32, 24, ref::dequantize_q5_1, false},
+    {DType::Q2_K, G::Q2_K, "Q2_K", 256, 84, ref::dequantize_q2_k, false},
+    {DType::Q3_K, G::Q3_K, "Q3_K", 256, 110, ref::dequantize_q3_k, false},
+    {DType::Q5_K, G::Q5_K, "Q5_K", 256, 176, ref::dequantize_q5_k, false},
+}};
+
+constexpr bool table_is_indexed_by_code() {
+  for (size_t i = 0; i < kTable.size(); ++i) {
+    if (static_cast<size_t>(kTable[i].dtype) != i) return false;
+  }
+  return true;
+}
+static_assert(table_is_indexed_by_code(), "kTable row i must describe dtype code i");
+
+}  // namespace
+
+const DTypeTraits& traits(DType t) { return kTable[static_cast<size_t>(t)]; }
+
+std::optional<DType> dtype_from_code(uint8_t code) {
+  if (code >= kTable.size()) return std::nullopt;
+  return kTable[code].dtype;
+}
+
+std::optional<DType> dtype_from_ggml(uint32_t ggml_type) {
+  for (const auto& row : kTable) {
+    if (static_cast<uint32_t>(row.ggml_type) == ggml_type) return row.dtype;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ck

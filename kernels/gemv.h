@@ -1,0 +1,20 @@
+// Fused dequant matrix-vector (decode) and matrix-matrix (prefill) products
+// that read the quantized weights in place. Native dtypes: F32, F16, BF16,
+// Q8_0, Q4_K, Q6_K; anything else, or cols not a multiple of the block size,
+// throws std::runtime_error.
+#pragma once
+#include <cstdint>
+
+#include "kernels/dtype.h"
+
+namespace ck {
+
+// y[r] = dot(row r of W, x) for r < rows. Row r starts at
+// W + r * row_bytes(traits(dt), cols). Rows are split over the OpenMP threads.
+void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, float* y);
+
+// Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n: each block of
+// weights is decoded once and used for all n activations (prefill).
+void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y);
+
+}  // namespace ck
