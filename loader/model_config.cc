@@ -1,0 +1,95 @@
+#include "loader/model_config.h"
+
+#include <stdexcept>
+
+namespace ck {
+
+namespace {
+
+// Larger values are corrupt files, not models; they would size allocations.
+constexpr uint64_t kMaxDim = 1 << 20;
+constexpr uint64_t kMaxLayers = 4096;
+constexpr uint64_t kMaxVocab = 1 << 24;
+constexpr uint64_t kMaxContext = 1 << 24;
+
+[[noreturn]] void fail(const std::string& path, const std::string& message) {
+  throw std::runtime_error(path + ": " + message);
+}
+
+int32_t required(const Metadata& meta, const std::string& path, const std::string& key, uint64_t max) {
+  auto v = meta.get_u64(key);
+  if (!v) fail(path, "metadata key '" + key + "' is missing");
+  if (*v == 0 || *v > max) {
+    fail(path, "metadata key '" + key + "' is " + std::to_string(*v) + ", expected 1.." + std::to_string(max));
+  }
+  return static_cast<int32_t>(*v);
+}
+
+int32_t optional_or(const Metadata& meta, const std::string& path, const std::string& key, uint64_t max,
+                    int32_t fallback) {
+  return meta.contains(key) ? required(meta, path, key, max) : fallback;
+}
+
+}  // namespace
+
+ModelConfig config_from_metadata(const Metadata& meta, const std::string& path) {
+  ModelConfig c;
+  auto arch = meta.get_string("general.architecture");
+  if (!arch) fail(path, "metadata key 'general.architecture' is missing");
+  c.arch = *arch;
+  if (c.arch != "llama" && c.arch != "qwen2") {
+    fail(path, "unsupported architecture '" + c.arch + "' (supported: llama, qwen2)");
+  }
+  const std::string p = c.arch + ".";
+  c.n_layers = required(meta, path, p + "block_count", kMaxLayers);
+  c.dim = required(meta, path, p + "embedding_length", kMaxDim);
+  c.n_heads = required(meta, path, p + "attention.head_count", kMaxDim);
+  c.n_kv_heads = optional_or(meta, path, p + "attention.head_count_kv", kMaxDim, c.n_heads);
+  c.ffn_dim = required(meta, path, p + "feed_forward_length", kMaxDim);
+  c.context_len = required(meta, path, p + "context_length", kMaxContext);
+  if (meta.contains(p + "vocab_size")) {
+    c.vocab_size = required(meta, path, p + "vocab_size", kMaxVocab);
+  } else if (auto tokens = meta.get_array_info("tokenizer.ggml.tokens")) {
+    if (tokens->count == 0 || tokens->count > kMaxVocab) {
+      fail(path, "metadata key 'tokenizer.ggml.tokens' has " + std::to_string(tokens->count) + " entries, expected 1.." +
+                     std::to_string(kMaxVocab));
+    }
+    c.vocab_size = static_cast<int32_t>(tokens->count);
+  } else {
+    fail(path, "neither '" + p + "vocab_size' nor 'tokenizer.ggml.tokens' is present (vocabulary size unknown)");
+  }
+
+  if (c.n_heads % c.n_kv_heads != 0) {
+    fail(path, "head_count " + std::to_string(c.n_heads) + " is not a multiple of head_count_kv " +
+                   std::to_string(c.n_kv_heads) + " (grouped-query attention needs it)");
+  }
+  const bool explicit_head_dim = meta.contains(p + "attention.key_length");
+  if (!explicit_head_dim && c.dim % c.n_heads != 0) {
+    fail(path, "embedding_length " + std::to_string(c.dim) + " is not a multiple of head_count " +
+                   std::to_string(c.n_heads));
+  }
+  c.head_dim = optional_or(meta, path, p + "attention.key_length", kMaxDim, c.dim / c.n_heads);
+  const int32_t value_len = optional_or(meta, path, p + "attention.value_length", kMaxDim, c.head_dim);
+  if (value_len != c.head_dim) {
+    fail(path, "attention.value_length " + std::to_string(value_len) + " differs from key_length " +
+                   std::to_string(c.head_dim) + " (not supported)");
+  }
+  c.rope_dim = optional_or(meta, path, p + "rope.dimension_count", kMaxDim, c.head_dim);
+  if (c.rope_dim > c.head_dim || c.rope_dim % 2 != 0) {
+    fail(path, "rope.dimension_count " + std::to_string(c.rope_dim) + " must be even and at most the head size " +
+                   std::to_string(c.head_dim));
+  }
+  c.rope_base = meta.get_f32(p + "rope.freq_base").value_or(10000.0f);
+  if (!(c.rope_base > 0.0f)) fail(path, "metadata key '" + p + "rope.freq_base' must be positive");
+  auto eps = meta.get_f32(p + "attention.layer_norm_rms_epsilon");
+  if (!eps) fail(path, "metadata key '" + p + "attention.layer_norm_rms_epsilon' is missing");
+  if (!(*eps > 0.0f && *eps < 1.0f)) fail(path, "metadata key '" + p + "attention.layer_norm_rms_epsilon' must be in (0, 1)");
+  c.rms_eps = *eps;
+
+  c.rope_neox = meta.get_bool("ck.rope_neox").value_or(c.arch == "qwen2");
+  c.qkv_bias = meta.get_bool("ck.qkv_bias").value_or(false);
+  c.tied_output = meta.get_bool("ck.tied_output").value_or(false);
+  return c;
+}
+
+}  // namespace ck
