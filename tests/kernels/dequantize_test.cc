@@ -1,0 +1,171 @@
+// Every dtype's reference dequantizer is bit-exact with gguf.quants.dequantize
+// on random blocks (with extreme, zero, subnormal, negative, infinite and NaN
+// fp16 scales and all-min / all-max quants) and on blocks of real files.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+
+#include "kernels/dtype.h"
+#include "kernels/quantize.h"
+#include "tests/kernels/oracle.h"
+
+namespace ck {
+namespace {
+
+// Byte offsets of the fp16 scale fields inside one block (FORMATS.md).
+std::vector<int> half_fields(DType dt) {
+  switch (dt) {
+    case DType::Q4_0: case DType::Q5_0: case DType::Q8_0: return {0};
+    case DType::Q4_1: case DType::Q5_1: case DType::Q4_K: case DType::Q5_K: return {0, 2};
+    case DType::Q2_K: return {80, 82};
+    case DType::Q3_K: return {108};
+    case DType::Q6_K: return {208};
+    default: return {};
+  }
+}
+
+constexpr uint16_t kSpecialHalves[] = {
+    0x0000, 0x8000,  // +-0
+    0x0001, 0x8001, 0x03FF, 0x0200,  // subnormals
+    0x0400, 0x7BFF, 0xFBFF,  // smallest normal, +-65504
+    0x3C00, 0xBC00, 0x2E66, 0xA9A5,  // ordinary, both signs
+    0x7C00, 0xFC00, 0x7E00, 0x7C01,  // infinities, quiet and signalling NaN
+};
+
+// Random blocks, then: scale fields cycled through kSpecialHalves, and every
+// fifth / seventh block's non-scale bytes all 0x00 / all 0xFF.
+std::vector<uint8_t> random_blocks(DType dt, int n_blocks, uint32_t seed) {
+  const DTypeTraits& t = traits(dt);
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> bytes(static_cast<size_t>(n_blocks) * t.block_bytes);
+  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+  const std::vector<int> fields = half_fields(dt);
+  int special = 0;
+  for (int k = 0; k < n_blocks; ++k) {
+    uint8_t* block = bytes.data() + static_cast<size_t>(k) * t.block_bytes;
+    if (!fields.empty() && (k % 5 == 0 || k % 7 == 0)) {
+      std::memset(block, k % 5 == 0 ? 0x00 : 0xFF, t.block_bytes);
+    }
+    for (int off : fields) {
+      // Half the blocks get a special value, the rest keep a random-ish
+      // finite scale so that ordinary magnitudes are covered too.
+      uint16_t h = k % 2 == 0 ? kSpecialHalves[special++ % std::size(kSpecialHalves)]
+                              : static_cast<uint16_t>(rng() & 0x3BFF);
+      std::memcpy(block + off, &h, 2);
+    }
+  }
+  if (dt == DType::F16) {
+    for (size_t i = 0; i < std::size(kSpecialHalves); ++i) std::memcpy(&bytes[2 * i], &kSpecialHalves[i], 2);
+  }
+  return bytes;
+}
+
+std::vector<float> dequantize_ours(DType dt, const std::vector<uint8_t>& bytes) {
+  const DTypeTraits& t = traits(dt);
+  const int64_t n = static_cast<int64_t>(bytes.size() / t.block_bytes) * t.block_size;
+  std::vector<float> out(static_cast<size_t>(n));
+  t.dequantize(bytes.data(), out.data(), n);
+  return out;
+}
+
+void check_bit_exact(const std::vector<float>& ours, const std::vector<float>& theirs) {
+  REQUIRE(ours.size() == theirs.size());
+  const int64_t bad = test::first_bit_mismatch(ours, theirs);
+  INFO("first mismatch at " << bad << ": ours " << (bad >= 0 ? ours[bad] : 0.0f) << " gguf-py "
+                            << (bad >= 0 ? theirs[bad] : 0.0f));
+  CHECK(bad == -1);
+}
+
+}  // namespace
+
+TEST_CASE("reference dequantize of random blocks is bit-exact with gguf-py", "[dequantize]") {
+  test::ScratchDir scratch;
+  std::vector<std::string> jobs;
+  std::vector<std::vector<uint8_t>> inputs;
+  for (int code = 0; code < kDTypeCount; ++code) {
+    const DTypeTraits& t = traits(static_cast<DType>(code));
+    // Element-wise types: 4096 values; block types: 70 blocks.
+    inputs.push_back(random_blocks(t.dtype, t.block_size == 1 ? 4096 : 70, 1234u + code));
+    const std::string name(t.name);
+    test::write_bytes(scratch.file(name + ".in"), inputs.back().data(), inputs.back().size());
+    jobs.push_back("dequantize " + name + " " + scratch.file(name + ".in").string() + " " +
+                   scratch.file(name + ".out").string());
+  }
+  test::run_oracle(jobs, scratch);
+  for (int code = 0; code < kDTypeCount; ++code) {
+    const DTypeTraits& t = traits(static_cast<DType>(code));
+    SECTION(std::string(t.name)) {
+      check_bit_exact(dequantize_ours(t.dtype, inputs[code]),
+                      test::read_floats(scratch.file(std::string(t.name) + ".out")));
+    }
+  }
+}
+
+TEST_CASE("reference dequantize of SmolLM2 tensors is bit-exact with gguf-py", "[dequantize][real]") {
+  const std::string model = std::string(CK_MODELS_DIR) + "/SmolLM2-135M-Instruct.Q4_1.gguf";
+  test::ScratchDir scratch;
+  // (tensor, rows, dtype in the file)
+  const std::vector<std::tuple<std::string, int, DType>> tensors = {
+      {"token_embd.weight", 300, DType::Q8_0},
+      {"blk.0.attn_q.weight", 576, DType::Q4_1},
+      {"blk.7.ffn_down.weight", 200, DType::Q4_1},
+      {"blk.29.attn_v.weight", 192, DType::Q4_1},
+      {"output_norm.weight", 576, DType::F32},
+  };
+  std::vector<std::string> jobs;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& [name, rows, dt] = tensors[i];
+    jobs.push_back("tensor " + model + " " + name + " " + std::to_string(rows) + " " +
+                   scratch.file(std::to_string(i) + ".raw").string() + " " +
+                   scratch.file(std::to_string(i) + ".out").string());
+  }
+  test::run_oracle(jobs, scratch);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& [name, rows, dt] = tensors[i];
+    INFO(name);
+    const std::vector<uint8_t> raw = test::read_bytes(scratch.file(std::to_string(i) + ".raw"));
+    const std::vector<float> ours = dequantize_ours(dt, raw);
+    const std::vector<float> theirs = test::read_floats(scratch.file(std::to_string(i) + ".out"));
+    REQUIRE(!ours.empty());
+    check_bit_exact(ours, theirs);
+  }
+}
+
+TEST_CASE("stories260K transcoded by our quantizers dequantizes bit-exactly", "[dequantize][quantize][real]") {
+  const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  test::ScratchDir scratch;
+  // Rows of 64 floats do not fill a 256 super-block: quantize the flattened
+  // tensor instead (all its values, in file order).
+  test::run_oracle({"tensor " + model + " blk.0.ffn_up.weight 172 " + scratch.file("w.raw").string() +
+                    " " + scratch.file("w.f32").string()},
+                   scratch);
+  std::vector<float> w = test::read_floats(scratch.file("w.f32"));
+  w.resize(w.size() / 256 * 256);
+  REQUIRE(w.size() >= 256 * 40);
+  std::vector<std::string> jobs;
+  std::vector<std::vector<uint8_t>> quantized;
+  for (DType dt : {DType::Q8_0, DType::Q4_K, DType::Q6_K, DType::F16, DType::BF16}) {
+    const DTypeTraits& t = traits(dt);
+    quantized.emplace_back(row_bytes(t, static_cast<int64_t>(w.size())));
+    quantize(dt, w.data(), quantized.back().data(), static_cast<int64_t>(w.size()));
+    const std::string name(t.name);
+    test::write_bytes(scratch.file(name + ".q"), quantized.back().data(), quantized.back().size());
+    jobs.push_back("dequantize " + name + " " + scratch.file(name + ".q").string() + " " +
+                   scratch.file(name + ".out").string());
+  }
+  // gguf-py's own Q8_0 and BF16 quantizers are bit-exact ports of ggml's.
+  test::write_bytes(scratch.file("w.in"), w.data(), w.size() * sizeof(float));
+  jobs.push_back("quantize Q8_0 " + scratch.file("w.in").string() + " " + scratch.file("q8_0.gguf-py").string());
+  jobs.push_back("quantize BF16 " + scratch.file("w.in").string() + " " + scratch.file("bf16.gguf-py").string());
+  test::run_oracle(jobs, scratch);
+  int i = 0;
+  for (DType dt : {DType::Q8_0, DType::Q4_K, DType::Q6_K, DType::F16, DType::BF16}) {
+    INFO(traits(dt).name);
+    check_bit_exact(dequantize_ours(dt, quantized[i++]),
+                    test::read_floats(scratch.file(std::string(traits(dt).name) + ".out")));
+  }
+  CHECK(quantized[0] == test::read_bytes(scratch.file("q8_0.gguf-py")));
+  CHECK(quantized[4] == test::read_bytes(scratch.file("bf16.gguf-py")));
+}
+
+}  // namespace ck
