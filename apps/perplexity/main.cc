@@ -1,0 +1,192 @@
+// ck-perplexity: perplexity of a model over a text file (WikiText-2) by
+// llama-perplexity's method, and the KL divergence of one model against
+// another's saved predictions. Method and file format: chunks.h, kld_file.h.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "apps/common/app_main.h"
+#include "apps/common/progress.h"
+#include "apps/perplexity/chunks.h"
+#include "apps/perplexity/kld_file.h"
+#include "apps/perplexity/kld_stats.h"
+#include "apps/perplexity/nll.h"
+#include "runtime/model.h"
+#include "runtime/session.h"
+
+namespace {
+
+struct Options {
+  std::string model;
+  std::string text_file;
+  int n_ctx = 512;
+  int n_chunks = -1;
+  int n_batch = 512;
+  int threads = 0;
+  std::string kld_base;
+  bool kld = false;
+  int kld_top_k = 32;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Prints llama-perplexity's running "[i]ppl," entries on stdout. On a terminal
+// each entry gets its own line, so the progress bar on stderr below it never
+// overwrites one; in a pipe or file it is llama.cpp's single line.
+class RunningPrinter {
+ public:
+  explicit RunningPrinter(int n_chunk) : bar_("perplexity", n_chunk), tty_(isatty(STDOUT_FILENO) != 0) {}
+  void chunk_done(int i, double ppl) {
+    bar_.clear();
+    std::printf(tty_ ? "[%d]%.4lf\n" : "[%d]%.4lf,", i + 1, ppl);
+    std::fflush(stdout);
+    char extra[48];
+    std::snprintf(extra, sizeof extra, "chunks, ppl %.4f", ppl);
+    bar_.update(i + 1, extra);
+  }
+  void finish() {
+    bar_.clear();
+    if (!tty_) std::printf("\n");
+  }
+
+ private:
+  ck::app::ProgressBar bar_;
+  bool tty_;
+};
+
+int run_perplexity(ck::Model& model, const Options& o) {
+  const auto& tok = model.tokenizer();
+  const auto& vocab = model.file().vocab();
+  if (vocab.add_eos) throw std::runtime_error("the model adds EOS after every text; perplexity is undefined for it");
+  const int32_t bos = vocab.add_bos ? tok.bos() : -1;
+
+  const std::string text = read_file(o.text_file);
+  auto t0 = std::chrono::steady_clock::now();
+  // As llama-perplexity: special tokens added as the metadata says, not parsed.
+  const std::vector<int32_t> tokens = tok.encode(text, /*add_special=*/true, /*parse_special=*/false);
+  std::fprintf(stderr, "ck-perplexity: tokenized %zu bytes into %zu tokens in %.2f s\n", text.size(), tokens.size(),
+               seconds_since(t0));
+
+  const ck::app::ChunkPlan plan = ck::app::plan_chunks(tokens.size(), o.n_ctx, o.n_chunks);
+  ck::Session session(model, ck::SessionOptions{.n_ctx = plan.n_ctx, .n_batch = std::min(o.n_batch, plan.n_ctx)});
+  std::fprintf(stderr, "ck-perplexity: %d chunks of %d tokens, scoring %d per chunk, batch %d, BOS %s\n", plan.n_chunk,
+               plan.n_ctx, plan.n_scored(), std::min(o.n_batch, plan.n_ctx), bos >= 0 ? "replaces each chunk's first token" : "not used");
+
+  std::unique_ptr<ck::app::KldBaseWriter> base;
+  if (!o.kld_base.empty()) {
+    const size_t used = static_cast<size_t>(plan.n_chunk) * plan.n_ctx;
+    base = std::make_unique<ck::app::KldBaseWriter>(
+        o.kld_base,
+        ck::app::KldHeader{uint32_t(plan.n_ctx), uint32_t(tok.n_vocab()), uint32_t(plan.n_chunk), uint32_t(o.kld_top_k)},
+        std::span<const int32_t>(tokens).first(used));
+  }
+
+  ck::app::NllStats stats;
+  RunningPrinter printer(plan.n_chunk);
+  t0 = std::chrono::steady_clock::now();
+  ck::app::evaluate_chunks(session, tokens, plan, bos, tok.n_vocab(), [&](const ck::app::ScoredChunk& c) {
+    for (int r = 0; r < plan.n_scored(); ++r) {
+      stats.add(ck::app::token_nll(c.row(r), c.targets[r]));
+      if (base) base->add(ck::app::summarize_logits(c.row(r), c.targets[r], o.kld_top_k));
+    }
+    if (c.index == 0) {
+      const double per = seconds_since(t0);
+      std::fprintf(stderr, "ck-perplexity: %.2f seconds per pass - ETA %s\n", per,
+                   ck::app::format_duration(per * plan.n_chunk).c_str());
+    }
+    printer.chunk_done(c.index, stats.ppl());
+  });
+  printer.finish();
+  const double secs = seconds_since(t0);
+  if (base) base->close();
+
+  std::printf("Final estimate: PPL = %.4lf +/- %.5lf\n", stats.ppl(), stats.ppl_error());
+  const double n_eval = static_cast<double>(plan.n_chunk) * plan.n_ctx;
+  std::fprintf(stderr, "ck-perplexity: %d chunks, %.0f tokens evaluated in %.2f s (%.1f tokens/s)%s%s\n", plan.n_chunk,
+               n_eval, secs, n_eval / secs, base ? ", reference saved to " : "", base ? o.kld_base.c_str() : "");
+  return 0;
+}
+
+int run_kl_divergence(ck::Model& model, const Options& o) {
+  ck::app::KldBaseReader base(o.kld_base);
+  const ck::app::KldHeader& h = base.header();
+  const auto& tok = model.tokenizer();
+  if (h.n_vocab != static_cast<uint32_t>(tok.n_vocab())) {
+    throw std::runtime_error(o.kld_base + ": saved with a vocabulary of " + std::to_string(h.n_vocab) +
+                             " tokens, this model has " + std::to_string(tok.n_vocab()));
+  }
+  const auto& vocab = model.file().vocab();
+  const int32_t bos = vocab.add_bos ? tok.bos() : -1;
+  ck::app::ChunkPlan plan = ck::app::plan_chunks(base.tokens().size(), static_cast<int>(h.n_ctx), o.n_chunks);
+  if (o.n_ctx != static_cast<int>(h.n_ctx)) {
+    std::fprintf(stderr, "ck-perplexity: using the reference's context of %u tokens (not -c %d)\n", h.n_ctx, o.n_ctx);
+  }
+  ck::Session session(model, ck::SessionOptions{.n_ctx = plan.n_ctx, .n_batch = std::min(o.n_batch, plan.n_ctx)});
+
+  ck::app::KldStats stats;
+  ck::app::BaseRow row;
+  ck::app::ProgressBar bar("kl-divergence", plan.n_chunk);
+  std::printf("\n");
+  ck::app::KldStats::print_chunk_header(stdout);
+  const auto t0 = std::chrono::steady_clock::now();
+  ck::app::evaluate_chunks(session, base.tokens(), plan, bos, tok.n_vocab(), [&](const ck::app::ScoredChunk& c) {
+    for (int r = 0; r < plan.n_scored(); ++r) {
+      base.next(row);
+      stats.add(ck::app::compare_position(c.row(r), row, c.targets[r]));
+    }
+    bar.clear();
+    stats.print_chunk_line(stdout, c.index + 1);
+    std::fflush(stdout);
+    bar.update(c.index + 1, "chunks");
+  });
+  bar.clear();
+  std::printf("\n");
+  stats.print_report(stdout);
+  std::fprintf(stderr, "ck-perplexity: %d chunks compared in %.2f s (reference top-%u)\n", plan.n_chunk,
+               seconds_since(t0), h.top_k);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Perplexity of a model over a text (llama-perplexity's method), and KL divergence against a saved "
+               "reference model",
+               "ck-perplexity"};
+  Options o;
+  app.add_option("-m,--model", o.model, "Model (.gguf or .bump); default: " + ck::app::default_model_path().string());
+  app.add_option("-f,--file", o.text_file,
+                 "Text to evaluate, e.g. ../shared/data/wikitext-2/wikitext-2-raw-v1.test.txt");
+  app.add_option("-c,--ctx-size", o.n_ctx, "Tokens per chunk")->capture_default_str()->check(CLI::Range(4, 1 << 20));
+  app.add_option("--chunks", o.n_chunks, "Evaluate at most N chunks (default: all)")->check(CLI::PositiveNumber);
+  app.add_option("-b,--batch-size", o.n_batch, "Tokens per prefill batch")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("-t,--threads", o.threads, "Threads (default: physical cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--kl-divergence-base", o.kld_base,
+                 "Reference file: written by a perplexity run, read with --kl-divergence");
+  app.add_flag("--kl-divergence", o.kld, "Compare the model against --kl-divergence-base (no -f needed)");
+  app.add_option("--kl-top-k", o.kld_top_k, "Top tokens saved per position in the reference file")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  return ck::app::run_app(app, argc, argv, [&] {
+    if (o.kld && o.kld_base.empty()) throw std::runtime_error("--kl-divergence needs --kl-divergence-base FILE");
+    if (!o.kld && o.text_file.empty()) throw std::runtime_error("no text to evaluate: give -f FILE");
+    ck::set_threads(o.threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto model = ck::Model::load(o.model.empty() ? ck::app::default_model_path() : std::filesystem::path(o.model));
+    std::fprintf(stderr, "ck-perplexity: loaded %s in %.2f s\n", model->path().string().c_str(), seconds_since(t0));
+    return o.kld ? run_kl_divergence(*model, o) : run_perplexity(*model, o);
+  });
+}
