@@ -1,0 +1,99 @@
+// Per-target SIMD bodies of kernels/ops.cc, compiled once per Highway target
+// (ops.cc re-includes this file through foreach_target.h). Each function
+// handles whole vectors with Highway and the remainder with scalar code.
+
+// Toggle guard: this header is included once per target on purpose.
+#if defined(CK_KERNELS_OPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CK_KERNELS_OPS_INL_H_
+#undef CK_KERNELS_OPS_INL_H_
+#else
+#define CK_KERNELS_OPS_INL_H_
+#endif
+
+#include <cmath>
+#include <cstdint>
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace ck {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+inline float Dot(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  auto acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    acc0 = hn::MulAdd(hn::LoadU(d, a + i), hn::LoadU(d, b + i), acc0);
+    acc1 = hn::MulAdd(hn::LoadU(d, a + i + N), hn::LoadU(d, b + i + N), acc1);
+  }
+  for (; i + N <= n; i += N) acc0 = hn::MulAdd(hn::LoadU(d, a + i), hn::LoadU(d, b + i), acc0);
+  float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+void DotRows(const float* x, const float* rows, int64_t stride, int64_t n_rows, int64_t n, float scale,
+             float* out) {
+  for (int64_t j = 0; j < n_rows; ++j) out[j] = scale * Dot(x, rows + j * stride, n);
+}
+
+void WeightedSumRows(const float* w, const float* rows, int64_t stride, int64_t n_rows, int64_t n,
+                     float* out) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t i = 0; i < n; ++i) out[i] = 0.0f;
+  for (int64_t j = 0; j < n_rows; ++j) {
+    const float* row = rows + j * stride;
+    const auto wj = hn::Set(d, w[j]);
+    int64_t i = 0;
+    for (; i + N <= n; i += N) hn::StoreU(hn::MulAdd(wj, hn::LoadU(d, row + i), hn::LoadU(d, out + i)), d, out + i);
+    for (; i < n; ++i) out[i] += w[j] * row[i];
+  }
+}
+
+float SumOfSquares(const float* x, int64_t n) { return Dot(x, x, n); }
+
+void SiluMul(float* out, const float* gate, const float* up, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto one = hn::Set(d, 1.0f);
+  // Exp is only accurate up to ~104; past 88 exp(-g) is inf in float anyway, and silu(g) ~ 0.
+  const auto limit = hn::Set(d, 88.0f);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto g = hn::LoadU(d, gate + i);
+    const auto silu = hn::Div(g, hn::Add(one, hn::Exp(d, hn::Min(hn::Neg(g), limit))));
+    hn::StoreU(hn::Mul(silu, hn::LoadU(d, up + i)), d, out + i);
+  }
+  for (; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+// x[i] = exp(x[i] - max) in place; returns the sum.
+float ExpShifted(float* x, int64_t n, float max) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto vmax = hn::Set(d, max);
+  auto acc = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), vmax));
+    hn::StoreU(e, d, x + i);
+    acc = hn::Add(acc, e);
+  }
+  float sum = hn::GetLane(hn::SumOfLanes(d, acc));
+  for (; i < n; ++i) {
+    x[i] = std::exp(x[i] - max);
+    sum += x[i];
+  }
+  return sum;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace ck
+HWY_AFTER_NAMESPACE();
+
+#endif  // CK_KERNELS_OPS_INL_H_

@@ -1,0 +1,100 @@
+#include "kernels/ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/ops-inl.h"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/ops-inl.h"
+
+#if HWY_ONCE
+namespace ck {
+
+HWY_EXPORT(DotRows);
+HWY_EXPORT(WeightedSumRows);
+HWY_EXPORT(SumOfSquares);
+HWY_EXPORT(SiluMul);
+HWY_EXPORT(ExpShifted);
+
+void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float eps) {
+  const float ss = HWY_DYNAMIC_DISPATCH(SumOfSquares)(x, n);
+  const float inv = 1.0f / std::sqrt(ss / static_cast<float>(n) + eps);
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * inv * weight[i];
+}
+
+void softmax(float* x, int64_t n) {
+  float max = x[0];
+  for (int64_t i = 1; i < n; ++i) max = std::max(max, x[i]);
+  const float inv = 1.0f / HWY_DYNAMIC_DISPATCH(ExpShifted)(x, n, max);
+  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+void silu_mul(float* out, const float* gate, const float* up, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SiluMul)(out, gate, up, n);
+}
+
+void add(float* x, const float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void dot_rows(const float* x, const float* rows, int64_t stride, int64_t n_rows, int64_t n, float scale,
+              float* out) {
+  HWY_DYNAMIC_DISPATCH(DotRows)(x, rows, stride, n_rows, n, scale, out);
+}
+
+void weighted_sum_rows(const float* w, const float* rows, int64_t stride, int64_t n_rows, int64_t n,
+                       float* out) {
+  HWY_DYNAMIC_DISPATCH(WeightedSumRows)(w, rows, stride, n_rows, n, out);
+}
+
+RopeTable::RopeTable(int64_t n_positions, int rope_dim, float base)
+    : n_positions_(n_positions), rope_dim_(rope_dim) {
+  if (n_positions <= 0 || rope_dim <= 0 || rope_dim % 2 != 0 || !(base > 0.0f)) {
+    throw std::runtime_error("RopeTable: need positions > 0, an even rope_dim > 0 and base > 0 (got " +
+                             std::to_string(n_positions) + ", " + std::to_string(rope_dim) + ", " +
+                             std::to_string(base) + ")");
+  }
+  const int half = rope_dim / 2;
+  cos_.resize(static_cast<size_t>(n_positions) * half);
+  sin_.resize(cos_.size());
+  for (int i = 0; i < half; ++i) {
+    // Angles in double: at position 8000 a float angle would already be off by ~1e-3 rad.
+    const double inv_freq = std::pow(static_cast<double>(base), -2.0 * i / rope_dim);
+    for (int64_t p = 0; p < n_positions; ++p) {
+      const double angle = static_cast<double>(p) * inv_freq;
+      cos_[p * half + i] = static_cast<float>(std::cos(angle));
+      sin_[p * half + i] = static_cast<float>(std::sin(angle));
+    }
+  }
+}
+
+void rope(float* x, int n_heads, int head_dim, const RopeTable& table, int64_t pos, bool neox) {
+  if (pos < 0 || pos >= table.n_positions()) {
+    throw std::runtime_error("rope: position " + std::to_string(pos) + " outside the table's " +
+                             std::to_string(table.n_positions()));
+  }
+  const int half = table.rope_dim() / 2;
+  const float* c = table.cos(pos);
+  const float* s = table.sin(pos);
+  // (a, b) -> (a cos - b sin, a sin + b cos); only the pairing differs.
+  const int a_step = neox ? 1 : 2;
+  const int b_offset = neox ? half : 1;
+  for (int h = 0; h < n_heads; ++h) {
+    float* v = x + static_cast<int64_t>(h) * head_dim;
+    for (int i = 0; i < half; ++i) {
+      float* a = v + i * a_step;
+      float* b = a + b_offset;
+      const float a0 = *a, b0 = *b;
+      *a = a0 * c[i] - b0 * s[i];
+      *b = a0 * s[i] + b0 * c[i];
+    }
+  }
+}
+
+}  // namespace ck
+#endif  // HWY_ONCE

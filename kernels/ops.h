@@ -1,0 +1,56 @@
+// The model-agnostic ops of a transformer forward pass, besides the matrix
+// products of gemv.h: RMSNorm, softmax, SiLU-gated product, RoPE, residual add,
+// and the two row-wise products attention is made of. Single-threaded: the
+// caller parallelizes over heads or tokens. The row-wise loops run through
+// Highway's runtime dispatch (ops-inl.h); the rest is O(dim) per token.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace ck {
+
+// out[i] = x[i] / sqrt(mean(x^2) + eps) * weight[i]. out may alias x.
+void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float eps);
+
+// In place; subtracts the maximum first so that exp never overflows.
+void softmax(float* x, int64_t n);
+
+// out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)). out may alias gate.
+void silu_mul(float* out, const float* gate, const float* up, int64_t n);
+
+// x[i] += y[i]
+void add(float* x, const float* y, int64_t n);
+
+// out[j] = scale * dot(x, rows + j * stride) for j < n_rows, each row n long:
+// the attention scores of one query against the cached keys.
+void dot_rows(const float* x, const float* rows, int64_t stride, int64_t n_rows, int64_t n, float scale,
+              float* out);
+
+// out = sum_j w[j] * (rows + j * stride) for j < n_rows, each row n long
+// (out is overwritten): the attention-weighted sum of the cached values.
+void weighted_sum_rows(const float* w, const float* rows, int64_t stride, int64_t n_rows, int64_t n,
+                       float* out);
+
+// Rotary position embedding with precomputed cos/sin tables.
+// Pair i (i < rope_dim/2) of position p is rotated by p * base^(-2i/rope_dim).
+class RopeTable {
+ public:
+  RopeTable(int64_t n_positions, int rope_dim, float base);
+  int rope_dim() const { return rope_dim_; }
+  int64_t n_positions() const { return n_positions_; }
+  const float* cos(int64_t pos) const { return cos_.data() + pos * (rope_dim_ / 2); }
+  const float* sin(int64_t pos) const { return sin_.data() + pos * (rope_dim_ / 2); }
+
+ private:
+  int64_t n_positions_;
+  int rope_dim_;
+  std::vector<float> cos_, sin_;  // [n_positions][rope_dim / 2]
+};
+
+// Rotates the first rope_dim dims of each of n_heads heads (head_dim apart) of
+// x at position pos. neox = false pairs dims (2i, 2i+1) (llama files);
+// neox = true pairs (i, i + rope_dim/2) (qwen2 and others). Dims past
+// rope_dim are left alone.
+void rope(float* x, int n_heads, int head_dim, const RopeTable& table, int64_t pos, bool neox);
+
+}  // namespace ck

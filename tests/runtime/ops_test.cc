@@ -1,0 +1,123 @@
+// kernels/ops against the formulas, computed naively in double.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/ops.h"
+
+namespace {
+
+std::vector<float> random_vec(size_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("rmsnorm matches x / rms(x) * w", "[ops]") {
+  for (int n : {1, 7, 64, 577}) {
+    auto x = random_vec(n, 1, 3.0f), w = random_vec(n, 2);
+    double ss = 0;
+    for (float v : x) ss += double(v) * v;
+    const double inv = 1.0 / std::sqrt(ss / n + 1e-5);
+    std::vector<float> out(n);
+    ck::rmsnorm(out.data(), x.data(), w.data(), n, 1e-5f);
+    for (int i = 0; i < n; ++i) REQUIRE(out[i] == Approx(x[i] * inv * w[i]).epsilon(1e-5).margin(1e-6));
+    ck::rmsnorm(x.data(), x.data(), w.data(), n, 1e-5f);  // in place
+    for (int i = 0; i < n; ++i) REQUIRE(x[i] == out[i]);
+  }
+}
+
+TEST_CASE("softmax sums to one and survives huge logits", "[ops]") {
+  for (int n : {1, 5, 16, 33, 1000}) {
+    auto x = random_vec(n, 3, 10.0f);
+    x[0] = 1000.0f;  // exp(1000) overflows without the max shift
+    std::vector<double> ref(n);
+    double sum = 0;
+    for (int i = 0; i < n; ++i) sum += ref[i] = std::exp(double(x[i]) - 1000.0);
+    ck::softmax(x.data(), n);
+    double total = 0;
+    for (int i = 0; i < n; ++i) {
+      REQUIRE(std::isfinite(x[i]));
+      REQUIRE(x[i] == Approx(ref[i] / sum).epsilon(1e-5).margin(1e-7));
+      total += x[i];
+    }
+    REQUIRE(total == Approx(1.0).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("silu_mul matches g / (1 + exp(-g)) * u, also far in the tails", "[ops]") {
+  for (int n : {3, 16, 37, 1536}) {
+    auto g = random_vec(n, 4, 4.0f), u = random_vec(n, 5);
+    g[0] = -200.0f;  // exp(200) is inf in float: silu must be ~0, not NaN
+    g[n - 1] = 150.0f;
+    std::vector<float> out(n);
+    ck::silu_mul(out.data(), g.data(), u.data(), n);
+    for (int i = 0; i < n; ++i) {
+      const double ref = double(g[i]) / (1.0 + std::exp(-double(g[i]))) * u[i];
+      REQUIRE(out[i] == Approx(ref).epsilon(1e-5).margin(1e-6));
+    }
+  }
+}
+
+TEST_CASE("add is elementwise", "[ops]") {
+  std::vector<float> x{1, 2, 3}, y{10, 20, 30};
+  ck::add(x.data(), y.data(), 3);
+  REQUIRE(x == std::vector<float>{11, 22, 33});
+}
+
+TEST_CASE("dot_rows and weighted_sum_rows match naive loops over strided rows", "[ops]") {
+  for (int n : {1, 8, 13, 64, 100}) {
+    const int n_rows = 9, stride = n + 3;
+    auto rows = random_vec(size_t(n_rows) * stride, 6), x = random_vec(n, 7), w = random_vec(n_rows, 8);
+    std::vector<float> scores(n_rows), mix(n, -1.0f);
+    ck::dot_rows(x.data(), rows.data(), stride, n_rows, n, 0.5f, scores.data());
+    ck::weighted_sum_rows(w.data(), rows.data(), stride, n_rows, n, mix.data());
+    for (int j = 0; j < n_rows; ++j) {
+      double ref = 0;
+      for (int i = 0; i < n; ++i) ref += double(x[i]) * rows[j * stride + i];
+      REQUIRE(scores[j] == Approx(0.5 * ref).epsilon(1e-5).margin(1e-5));
+    }
+    for (int i = 0; i < n; ++i) {
+      double ref = 0;
+      for (int j = 0; j < n_rows; ++j) ref += double(w[j]) * rows[j * stride + i];
+      REQUIRE(mix[i] == Approx(ref).epsilon(1e-5).margin(1e-5));
+    }
+  }
+}
+
+TEST_CASE("rope rotates the right pairs by pos * base^(-2i/d)", "[ops]") {
+  const int head_dim = 8, n_heads = 2;
+  for (bool neox : {false, true}) {
+    for (int rope_dim : {8, 4}) {  // 4: partial rotation, dims 4..7 untouched
+      ck::RopeTable table(100, rope_dim, 10000.0f);
+      const int pos = 37;
+      auto x = random_vec(head_dim * n_heads, 9);
+      auto y = x;
+      ck::rope(y.data(), n_heads, head_dim, table, pos, neox);
+      for (int h = 0; h < n_heads; ++h) {
+        const float* a = x.data() + h * head_dim;
+        const float* b = y.data() + h * head_dim;
+        for (int i = 0; i < rope_dim / 2; ++i) {
+          const double th = pos * std::pow(10000.0, -2.0 * i / rope_dim);
+          const int i0 = neox ? i : 2 * i, i1 = neox ? i + rope_dim / 2 : 2 * i + 1;
+          REQUIRE(b[i0] == Approx(a[i0] * std::cos(th) - a[i1] * std::sin(th)).margin(1e-5));
+          REQUIRE(b[i1] == Approx(a[i0] * std::sin(th) + a[i1] * std::cos(th)).margin(1e-5));
+        }
+        for (int i = rope_dim; i < head_dim; ++i) REQUIRE(b[i] == a[i]);
+      }
+    }
+  }
+}
+
+TEST_CASE("rope refuses positions outside its table", "[ops]") {
+  ck::RopeTable table(4, 8, 10000.0f);
+  std::vector<float> x(8);
+  REQUIRE_THROWS_WITH(ck::rope(x.data(), 1, 8, table, 4, false), Catch::Contains("position 4"));
+  REQUIRE_THROWS(ck::RopeTable(4, 7, 10000.0f));
+}
