@@ -1,0 +1,273 @@
+#include "tokenizer/tokenizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+#include "tokenizer/bpe_model.h"
+#include "tokenizer/byte_unicode.h"
+#include "tokenizer/special_split.h"
+#include "tokenizer/spm_model.h"
+#include "tokenizer/token_index.h"
+
+namespace ck::tok {
+
+namespace {
+
+constexpr std::string_view kSpmSpace = "\xE2\x96\x81";  // U+2581, SentencePiece's space
+
+// Tokens that end a turn in the chat formats we know; llama.cpp recognises the
+// same texts (llama-vocab.cpp) because converters do not always set eot_token_id.
+constexpr std::string_view kEndMarkers[] = {
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
+    "<|end_of_text|>", "<EOT>", "<end_of_utterance>",
+};
+
+void check_id(int32_t id, int32_t n, const char* field) {
+  if (id < -1 || id >= n) {
+    throw std::runtime_error(std::string("tokenizer.ggml.") + field + " = " + std::to_string(id) +
+                             ", expected a token id in [0, " + std::to_string(n) + ") or none");
+  }
+}
+
+void validate(const VocabData& v) {
+  if (v.model != "llama" && v.model != "gpt2") {
+    throw std::runtime_error("tokenizer.ggml.model = '" + v.model +
+                             "', expected 'llama' (SentencePiece-style) or 'gpt2' (byte-level BPE)");
+  }
+  if (v.tokens.empty()) throw std::runtime_error("tokenizer.ggml.tokens is empty, expected a vocabulary");
+  if (v.tokens.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    throw std::runtime_error("tokenizer.ggml.tokens has " + std::to_string(v.tokens.size()) +
+                             " entries, more than token ids can address");
+  }
+  const auto n = static_cast<int32_t>(v.tokens.size());
+  if (!v.scores.empty()) {
+    if (v.scores.size() != v.tokens.size()) {
+      throw std::runtime_error("tokenizer.ggml.scores has " + std::to_string(v.scores.size()) +
+                               " entries, expected one per token (" + std::to_string(n) + ")");
+    }
+    for (size_t i = 0; i < v.scores.size(); ++i) {
+      if (!std::isfinite(v.scores[i])) {
+        throw std::runtime_error("tokenizer.ggml.scores[" + std::to_string(i) + "] is not finite");
+      }
+    }
+  }
+  if (!v.token_types.empty()) {
+    if (v.token_types.size() != v.tokens.size()) {
+      throw std::runtime_error("tokenizer.ggml.token_type has " + std::to_string(v.token_types.size()) +
+                               " entries, expected one per token (" + std::to_string(n) + ")");
+    }
+    for (size_t i = 0; i < v.token_types.size(); ++i) {
+      if (v.token_types[i] < 0 || v.token_types[i] > static_cast<int32_t>(TokenType::Byte)) {
+        throw std::runtime_error("tokenizer.ggml.token_type[" + std::to_string(i) + "] = " +
+                                 std::to_string(v.token_types[i]) + ", expected 0..6");
+      }
+    }
+  }
+  check_id(v.bos_id, n, "bos_token_id");
+  check_id(v.eos_id, n, "eos_token_id");
+  check_id(v.unk_id, n, "unknown_token_id");
+  check_id(v.pad_id, n, "padding_token_id");
+  check_id(v.eot_id, n, "eot_token_id");
+  check_id(v.eom_id, n, "eom_token_id");
+  if (v.add_bos && v.bos_id < 0) {
+    throw std::runtime_error("tokenizer.ggml.add_bos_token is true but tokenizer.ggml.bos_token_id is not set");
+  }
+  if (v.add_eos && v.eos_id < 0) {
+    throw std::runtime_error("tokenizer.ggml.add_eos_token is true but tokenizer.ggml.eos_token_id is not set");
+  }
+}
+
+// The byte a SentencePiece byte token "<0xNN>" stands for.
+std::optional<char> byte_token_value(std::string_view text) {
+  if (text.size() != 6 || text.substr(0, 3) != "<0x" || text[5] != '>') return std::nullopt;
+  int value = 0;
+  for (char c : text.substr(3, 2)) {
+    const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (digit < 0) return std::nullopt;
+    value = value * 16 + digit;
+  }
+  return static_cast<char>(value);
+}
+
+}  // namespace
+
+struct Tokenizer::Impl {
+  VocabData vocab;
+  bool spm;
+  std::vector<TokenType> types;  // effective types (end markers promoted to Control)
+  std::vector<std::string> pieces;  // token_to_piece without render_special
+  TokenIndex index;
+  std::optional<SpmModel> spm_model;
+  std::optional<BpeModel> bpe_model;
+  std::vector<int32_t> specials_parsed;    // control, unknown, user-defined; longest first
+  std::vector<int32_t> specials_verbatim;  // user-defined only; longest first
+  std::vector<int32_t> eog;
+
+  explicit Impl(VocabData v) : vocab((validate(v), std::move(v))), spm(vocab.model == "llama"), index(vocab.tokens) {
+    const auto n = static_cast<int32_t>(vocab.tokens.size());
+    types.assign(n, TokenType::Normal);
+    for (int32_t i = 0; i < static_cast<int32_t>(vocab.token_types.size()); ++i) {
+      types[i] = static_cast<TokenType>(vocab.token_types[i]);
+    }
+    for (int32_t i = 0; i < n; ++i) {
+      const bool marker = std::find(std::begin(kEndMarkers), std::end(kEndMarkers), vocab.tokens[i]) !=
+                          std::end(kEndMarkers);
+      if (marker) {
+        eog.push_back(i);
+        types[i] = TokenType::Control;
+      }
+    }
+    for (int32_t id : {vocab.eos_id, vocab.eot_id, vocab.eom_id}) {
+      if (id >= 0) eog.push_back(id);
+    }
+    std::sort(eog.begin(), eog.end());
+    eog.erase(std::unique(eog.begin(), eog.end()), eog.end());
+
+    for (int32_t i = 0; i < n; ++i) {
+      if (vocab.tokens[i].empty()) continue;
+      const TokenType t = types[i];
+      if (t == TokenType::Control || t == TokenType::Unknown || t == TokenType::UserDefined) {
+        specials_parsed.push_back(i);
+        if (t == TokenType::UserDefined) specials_verbatim.push_back(i);
+      }
+    }
+    auto longest_first = [this](int32_t a, int32_t b) { return vocab.tokens[a].size() > vocab.tokens[b].size(); };
+    std::stable_sort(specials_parsed.begin(), specials_parsed.end(), longest_first);
+    std::stable_sort(specials_verbatim.begin(), specials_verbatim.end(), longest_first);
+
+    if (spm) {
+      spm_model.emplace(vocab, index);
+    } else {
+      bpe_model.emplace(vocab, index);
+    }
+    pieces.resize(n);
+    for (int32_t i = 0; i < n; ++i) pieces[i] = render(i);
+  }
+
+  // llama.cpp's token_to_piece with special = false.
+  std::string render(int32_t id) const {
+    const std::string& text = vocab.tokens[id];
+    std::string piece;
+    switch (types[id]) {
+      case TokenType::UserDefined:
+        return text;
+      case TokenType::Normal:
+        if (spm) {
+          for (size_t pos = 0; pos < text.size();) {
+            if (text.compare(pos, kSpmSpace.size(), kSpmSpace) == 0) {
+              piece += ' ';
+              pos += kSpmSpace.size();
+            } else {
+              piece += text[pos++];
+            }
+          }
+        } else {
+          append_from_byte_level(text, piece);
+        }
+        return piece;
+      case TokenType::Byte:
+        if (auto byte = byte_token_value(text)) return std::string(1, *byte);
+        return {};
+      default:  // Control, Unknown (shown only when asked), Unused, Undefined
+        return {};
+    }
+  }
+
+  void check(int32_t id) const {
+    if (id < 0 || id >= static_cast<int32_t>(vocab.tokens.size())) {
+      throw std::runtime_error("token id " + std::to_string(id) + " is outside the vocabulary [0, " +
+                               std::to_string(vocab.tokens.size()) + ")");
+    }
+  }
+
+  bool is_special(int32_t id) const { return types[id] == TokenType::Control || types[id] == TokenType::Unknown; }
+};
+
+Tokenizer::Tokenizer(VocabData vocab) : impl_(std::make_unique<const Impl>(std::move(vocab))) {}
+Tokenizer::~Tokenizer() = default;
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
+
+std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special, bool parse_special) const {
+  const Impl& m = *impl_;
+  if (text.size() >= std::numeric_limits<uint32_t>::max()) {
+    throw std::runtime_error("tokenizer: text of " + std::to_string(text.size()) +
+                             " bytes is too long, expected under 4 GiB");
+  }
+  std::vector<int32_t> out;
+  out.reserve(text.size() / 3 + 4);
+  if (add_special && m.vocab.add_bos) out.push_back(m.vocab.bos_id);
+  const auto fragments = split_specials(text, parse_special ? m.specials_parsed : m.specials_verbatim, m.vocab.tokens);
+  // SPM puts a space before text that starts the input or follows a special token.
+  bool after_special = true;
+  std::string escaped;
+  for (const Fragment& fragment : fragments) {
+    if (fragment.token >= 0) {
+      out.push_back(fragment.token);
+      after_special = true;
+      continue;
+    }
+    if (m.spm) {
+      escaped.clear();
+      if (m.vocab.add_space_prefix && after_special) escaped += kSpmSpace;
+      for (char c : fragment.text) {
+        if (c == ' ') {
+          escaped += kSpmSpace;
+        } else {
+          escaped += c;
+        }
+      }
+      m.spm_model->encode(escaped, out);
+    } else {
+      m.bpe_model->encode(fragment.text, out);
+    }
+    after_special = false;
+  }
+  if (add_special && m.vocab.add_eos) out.push_back(m.vocab.eos_id);
+  return out;
+}
+
+std::string Tokenizer::token_to_piece(int32_t id, bool render_special) const {
+  impl_->check(id);
+  if (render_special && impl_->is_special(id)) return impl_->vocab.tokens[id];
+  return impl_->pieces[id];
+}
+
+std::string Tokenizer::decode(std::span<const int32_t> ids, bool render_special) const {
+  // The space encode() prefixed sits on the first token after a leading BOS.
+  const size_t first = !ids.empty() && ids[0] == impl_->vocab.bos_id ? 1 : 0;
+  const bool strip_space = impl_->spm && impl_->vocab.add_space_prefix;
+  std::string text;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string piece = token_to_piece(ids[i], render_special);
+    const bool strip = strip_space && i == first && !piece.empty() && piece[0] == ' ';
+    text.append(piece, strip ? 1 : 0);
+  }
+  return text;
+}
+
+int32_t Tokenizer::n_vocab() const { return static_cast<int32_t>(impl_->vocab.tokens.size()); }
+int32_t Tokenizer::bos() const { return impl_->vocab.bos_id; }
+int32_t Tokenizer::eos() const { return impl_->vocab.eos_id; }
+bool Tokenizer::add_bos() const { return impl_->vocab.add_bos; }
+bool Tokenizer::add_eos() const { return impl_->vocab.add_eos; }
+bool Tokenizer::is_eog(int32_t id) const { return std::binary_search(impl_->eog.begin(), impl_->eog.end(), id); }
+const std::vector<int32_t>& Tokenizer::eog_ids() const { return impl_->eog; }
+const std::string& Tokenizer::chat_template() const { return impl_->vocab.chat_template; }
+bool Tokenizer::is_spm() const { return impl_->spm; }
+
+const std::string& Tokenizer::token_text(int32_t id) const {
+  impl_->check(id);
+  return impl_->vocab.tokens[id];
+}
+
+TokenType Tokenizer::token_type(int32_t id) const {
+  impl_->check(id);
+  return impl_->types[id];
+}
+
+}  // namespace ck::tok
