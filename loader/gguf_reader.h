@@ -48,6 +48,8 @@ class GgufFile {
   std::span<const uint8_t> tensor_data(const GgufTensorInfo& info) const {
     return bytes_.subspan(info.offset, info.nbytes);
   }
+  // After a streaming pass over a tensor: lets the OS drop its pages.
+  void release_tensor_pages(const GgufTensorInfo& info) const { file_.drop_pages(info.offset, info.nbytes); }
 
  private:
   GgufFile() = default;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -66,6 +67,15 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 }
 
 MappedFile::~MappedFile() { release(); }
+
+void MappedFile::drop_pages(uint64_t offset, uint64_t size) const {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t begin = (offset + page - 1) / page * page;  // whole pages inside the range only
+  const uint64_t end = std::min<uint64_t>(offset + size, size_) / page * page;
+  if (data_ != nullptr && begin < end) {
+    ::madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED);
+  }
+}
 
 void MappedFile::release() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);

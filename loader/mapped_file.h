@@ -26,6 +26,10 @@ class MappedFile {
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
   const std::filesystem::path& path() const { return path_; }
 
+  // Tells the kernel the pages of [offset, offset + size) are no longer
+  // needed, so a pass over a large file does not keep it all resident.
+  void drop_pages(uint64_t offset, uint64_t size) const;
+
  private:
   void release();
 

@@ -1,0 +1,108 @@
+#include "loader/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+namespace ck {
+
+namespace {
+
+constexpr size_t kBufferSize = 1 << 20;
+
+std::filesystem::path temp_name(const std::filesystem::path& target) {
+  static std::atomic<uint64_t> counter{0};
+  std::random_device rd;
+  const std::string suffix = ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
+                             std::to_string(rd());
+  return target.string() + suffix;
+}
+
+void write_all(int fd, const uint8_t* p, size_t n, off_t offset, bool positioned, const std::string& path) {
+  while (n > 0) {
+    const ssize_t w = positioned ? ::pwrite(fd, p, n, offset) : ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+    offset += w;
+  }
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)), temp_(temp_name(target_)) {
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail("cannot create temporary file");
+  buffer_.reserve(kBufferSize);
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temp_.c_str());
+}
+
+void AtomicFile::fail(const char* what) const {
+  throw std::runtime_error(temp_.string() + ": " + what + ": " + std::strerror(errno));
+}
+
+void AtomicFile::write(std::span<const uint8_t> bytes) {
+  size_ += bytes.size();
+  if (buffer_.size() + bytes.size() > kBufferSize) {
+    flush();
+    if (bytes.size() >= kBufferSize) {
+      write_all(fd_, bytes.data(), bytes.size(), 0, false, temp_.string());
+      return;
+    }
+  }
+  buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
+}
+
+void AtomicFile::write_zeros(uint64_t n) {
+  static constexpr uint8_t zeros[256] = {};
+  while (n > 0) {
+    const size_t k = n < sizeof zeros ? static_cast<size_t>(n) : sizeof zeros;
+    write({zeros, k});
+    n -= k;
+  }
+}
+
+void AtomicFile::write_at(uint64_t offset, std::span<const uint8_t> bytes) {
+  flush();
+  write_all(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset), true, temp_.string());
+}
+
+void AtomicFile::flush() {
+  write_all(fd_, buffer_.data(), buffer_.size(), 0, false, temp_.string());
+  buffer_.clear();
+}
+
+void AtomicFile::commit() {
+  flush();
+  if (::fsync(fd_) != 0) fail("fsync failed");
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    fail("close failed");
+  }
+  fd_ = -1;
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+    throw std::runtime_error(target_.string() + ": cannot rename the temporary file into place: " + std::strerror(errno));
+  }
+  committed_ = true;
+  // Make the rename itself durable.
+  const std::filesystem::path dir = target_.has_parent_path() ? target_.parent_path() : ".";
+  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace ck
