@@ -1,0 +1,105 @@
+// ck-bench: prompt-processing and generation speed, like llama-bench, plus the
+// weight bandwidth each test achieves against the machine's measured read
+// bandwidth.
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "apps/bench/params.h"
+#include "apps/bench/printers.h"
+#include "apps/bench/runner.h"
+#include "apps/common/app_main.h"
+#include "apps/common/progress.h"
+#include "kernels/bandwidth.h"
+#include "runtime/model.h"
+#include "runtime/session.h"
+
+namespace {
+
+// Each option takes several values: repeated flags and comma lists combine.
+std::vector<int> ints(const std::vector<std::string>& specs) {
+  std::vector<int> out;
+  for (const auto& s : specs) {
+    const auto v = ck::bench::parse_int_list(s);
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Benchmark prompt processing (pp) and generation (tg) speed, like llama-bench", "ck-bench"};
+  std::vector<std::string> models;
+  std::vector<std::string> prompt = {"512"}, gen = {"128"}, depth = {"0"}, threads, pg;
+  int reps = 5, n_batch = 512;
+  std::string output = "md";
+  bool no_warmup = false;
+  app.add_option("-m,--model", models, "Model files (.gguf or .bump), repeatable; default: " +
+                                           ck::app::default_model_path().string())
+      ->delimiter(',');
+  app.add_option("-p,--n-prompt", prompt, "Prompt lengths (ppN tests): 512 or 128,512 or 64-512*2")->capture_default_str();
+  app.add_option("-n,--n-gen", gen, "Generated lengths (tgN tests)")->capture_default_str();
+  app.add_option("-pg", pg, "Prompt then generation, PROMPT,GEN (ppP+tgG tests), repeatable");
+  app.add_option("-d,--n-depth", depth, "Context depth each test starts at")->capture_default_str();
+  app.add_option("-t,--threads", threads, "Thread counts, e.g. 1,2 or 1-4 (default: physical cores)");
+  app.add_option("-b,--batch-size", n_batch, "Prefill batch")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("-r,--repetitions", reps, "Timed repetitions per test")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("-o,--output", output, "Output format: md, csv, json, jsonl")->capture_default_str();
+  app.add_flag("--no-warmup", no_warmup, "Skip the untimed warm-up run of each test");
+
+  return ck::app::run_app(app, argc, argv, [&] {
+    const auto format = ck::bench::parse_output_format(output);
+    std::vector<std::pair<int, int>> pgs;
+    for (const auto& s : pg) pgs.push_back(ck::bench::parse_pg(s));
+    const auto tests = ck::bench::expand_tests(ints(prompt), ints(gen), pgs, ints(depth));
+    if (tests.empty()) throw std::runtime_error("nothing to run: every -p, -n and -pg is 0");
+    std::vector<int> thread_counts = threads.empty() ? std::vector<int>{ck::default_threads()} : ints(threads);
+    for (int t : thread_counts) {
+      if (t < 1) throw std::runtime_error("-t: thread counts must be at least 1");
+    }
+    if (models.empty()) models.push_back(ck::app::default_model_path().string());
+
+    int max_ctx = 0;
+    for (const auto& t : tests) max_ctx = std::max(max_ctx, t.n_depth + t.n_prompt + t.n_gen);
+    const ck::bench::RunOptions opts{reps, !no_warmup};
+    const int runs_per_test = reps + (no_warmup ? 0 : 1);
+    ck::app::ProgressBar bar("ck-bench",
+                             static_cast<int64_t>(models.size() * thread_counts.size() * tests.size() * runs_per_test));
+    int64_t runs_done = 0;
+    std::map<int, double> bandwidth;  // measured once per thread count
+
+    auto printer = ck::bench::make_printer(format, stdout);
+    printer->header();
+    for (size_t mi = 0; mi < models.size(); ++mi) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto model = ck::Model::load(models[mi]);
+      spdlog::info("loaded {} in {:.2f} s", models[mi],
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      ck::Session session(*model, ck::SessionOptions{.n_ctx = max_ctx, .n_batch = n_batch});
+      ck::bench::Result base = ck::bench::describe_model(*model, models[mi]);
+      base.n_batch = n_batch;
+      for (int t : thread_counts) {
+        ck::set_threads(t);
+        if (!bandwidth.count(t)) bandwidth[t] = ck::measure_read_bandwidth_gbs(t);
+        for (const auto& test : tests) {
+          ck::bench::Result r = base;
+          r.n_threads = t;
+          r.mem_bw_gbs = bandwidth[t];
+          r.weight_bytes = ck::bench::weight_bytes_streamed(test, model->decode_bytes_per_token(), n_batch);
+          ck::bench::run_test(*model, session, test, opts, r, [&](int rep) {
+            const std::string what = "runs: model " + std::to_string(mi + 1) + "/" + std::to_string(models.size()) +
+                                     ", t=" + std::to_string(t) + ", " + test.name() + ", " +
+                                     (rep == 0 ? std::string("warm-up") : "rep " + std::to_string(rep));
+            bar.update(runs_done++, what);
+          });
+          bar.clear();
+          printer->print(r);
+        }
+      }
+    }
+    bar.clear();
+    printer->footer();
+    return 0;
+  });
+}

@@ -1,0 +1,179 @@
+#include "apps/bench/printers.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace ck::bench {
+namespace {
+
+class JsonPrinter : public Printer {
+ public:
+  JsonPrinter(std::FILE* out, bool lines) : out_(out), lines_(lines) {}
+  void header() override { if (!lines_) std::fputs("[\n", out_); }
+  void print(const Result& r) override {
+    if (lines_) {
+      std::fprintf(out_, "%s\n", to_json(r).dump().c_str());
+    } else {
+      std::fprintf(out_, "%s%s", first_ ? "" : ",\n", to_json(r).dump(2).c_str());
+      first_ = false;
+    }
+    std::fflush(out_);
+  }
+  void footer() override { if (!lines_) std::fputs("\n]\n", out_); }
+
+ private:
+  std::FILE* out_;
+  bool lines_;
+  bool first_ = true;
+};
+
+std::string csv_field(const nlohmann::ordered_json& v) {
+  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+class CsvPrinter : public Printer {
+ public:
+  explicit CsvPrinter(std::FILE* out) : out_(out) {}
+  void print(const Result& r) override {
+    const auto j = to_json(r);
+    std::string keys, values;
+    for (const auto& [key, value] : j.items()) {
+      if (value.is_array()) continue;  // samples stay out of the table, as in llama-bench
+      keys += (keys.empty() ? "" : ",") + key;
+      values += (values.empty() ? "" : ",") + csv_field(value);
+    }
+    if (first_) std::fprintf(out_, "%s\n", keys.c_str());
+    first_ = false;
+    std::fprintf(out_, "%s\n", values.c_str());
+    std::fflush(out_);
+  }
+
+ private:
+  std::FILE* out_;
+  bool first_ = true;
+};
+
+// Columns: name and width (negative = left aligned), as llama-bench's table.
+struct Column {
+  const char* name;
+  int width;
+};
+constexpr Column kColumns[] = {{"model", -24}, {"size", 10}, {"params", 10}, {"dtypes", -28},
+                               {"threads", 7},  {"test", 15}, {"t/s", 20},    {"GB/s", 7},
+                               {"% bw", 6},     {"TTFT ms", 8}};
+
+// printf's width counts bytes; '±' is two bytes but one column.
+int display_width(const std::string& s, int width) {
+  int extra = 0;
+  for (unsigned char c : s) extra += (c & 0xC0) == 0x80;
+  return width < 0 ? width - extra : width + extra;
+}
+
+class MarkdownPrinter : public Printer {
+ public:
+  explicit MarkdownPrinter(std::FILE* out) : out_(out) {}
+  void header() override {
+    std::fputs("|", out_);
+    for (const auto& c : kColumns) std::fprintf(out_, " %*s |", c.width, c.name);
+    std::fputs("\n|", out_);
+    for (const auto& c : kColumns) {
+      std::fprintf(out_, " %s%s |", std::string(std::abs(c.width) - 1, '-').c_str(), c.width > 0 ? ":" : "-");
+    }
+    std::fputs("\n", out_);
+  }
+  void print(const Result& r) override {
+    char ts[64], gbs[32], frac[32], ttft[32];
+    std::snprintf(ts, sizeof ts, "%.2f ± %.2f", r.avg_ts(), r.stddev_ts());
+    std::snprintf(gbs, sizeof gbs, "%.2f", r.weight_gbs());
+    std::snprintf(frac, sizeof frac, r.mem_bw_gbs > 0 ? "%.0f%%" : "?", 100.0 * r.bw_fraction());
+    std::snprintf(ttft, sizeof ttft, r.ttft_ns.empty() ? "" : "%.1f", r.avg_ttft_ms());
+    const std::string values[] = {r.model_type,    format_size(r.model_size), format_params(r.model_n_params),
+                                  r.dtype_mix,     std::to_string(r.n_threads), r.test.name(),
+                                  ts,              gbs,                          frac,
+                                  ttft};
+    std::fputs("|", out_);
+    for (size_t i = 0; i < std::size(kColumns); ++i) {
+      std::fprintf(out_, " %*s |", display_width(values[i], kColumns[i].width), values[i].c_str());
+    }
+    std::fputs("\n", out_);
+    std::fflush(out_);
+    last_ = r;
+  }
+  void footer() override {
+    if (last_.samples_ns.empty()) return;
+    std::fprintf(out_, "\nCPU: %s; peak RSS %s; GB/s = weight bytes streamed per second, %% bw = of the measured "
+                       "read bandwidth (%.1f GB/s at %d threads)\n",
+                 last_.cpu_info.c_str(), format_size(last_.peak_rss_bytes).c_str(), last_.mem_bw_gbs,
+                 last_.n_threads);
+  }
+
+ private:
+  std::FILE* out_;
+  Result last_;
+};
+
+}  // namespace
+
+std::string format_size(uint64_t bytes) {
+  char buf[32];
+  if (bytes < (uint64_t{1} << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  }
+  return buf;
+}
+
+std::string format_params(uint64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, n < 1'000'000'000 ? "%.2f M" : "%.2f B",
+                static_cast<double>(n) / (n < 1'000'000'000 ? 1e6 : 1e9));
+  return buf;
+}
+
+nlohmann::ordered_json to_json(const Result& r) {
+  nlohmann::ordered_json j;
+  j["build_commit"] = "ck";
+  j["cpu_info"] = r.cpu_info;
+  j["backends"] = "CPU";
+  j["model_filename"] = r.model_filename;
+  j["model_type"] = r.model_type;
+  j["model_size"] = r.model_size;
+  j["model_n_params"] = r.model_n_params;
+  j["n_batch"] = r.n_batch;
+  j["n_threads"] = r.n_threads;
+  j["n_prompt"] = r.test.n_prompt;
+  j["n_gen"] = r.test.n_gen;
+  j["n_depth"] = r.test.n_depth;
+  j["test_time"] = r.test_time;
+  j["avg_ns"] = r.avg_ns();
+  j["stddev_ns"] = r.stddev_ns();
+  j["avg_ts"] = r.avg_ts();
+  j["stddev_ts"] = r.stddev_ts();
+  j["dtype_mix"] = r.dtype_mix;
+  j["weight_bytes"] = r.weight_bytes;
+  j["weight_gbs"] = r.weight_gbs();
+  j["mem_bw_gbs"] = r.mem_bw_gbs;
+  j["bw_fraction"] = r.bw_fraction();
+  j["ttft_ms"] = r.ttft_ns.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.avg_ttft_ms());
+  j["peak_rss_bytes"] = r.peak_rss_bytes;
+  j["samples_ns"] = r.samples_ns;
+  j["samples_ts"] = r.samples_ts();
+  return j;
+}
+
+std::unique_ptr<Printer> make_printer(OutputFormat format, std::FILE* out) {
+  switch (format) {
+    case OutputFormat::Markdown: return std::make_unique<MarkdownPrinter>(out);
+    case OutputFormat::Csv: return std::make_unique<CsvPrinter>(out);
+    case OutputFormat::Json: return std::make_unique<JsonPrinter>(out, false);
+    case OutputFormat::Jsonl: return std::make_unique<JsonPrinter>(out, true);
+  }
+  return nullptr;
+}
+
+}  // namespace ck::bench

@@ -1,0 +1,109 @@
+// ck-bench: argument lists as llama-bench reads them, the statistics and
+// output formats, and a short run on stories260K read back as JSON.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "apps/bench/params.h"
+#include "apps/bench/printers.h"
+#include "apps/bench/result.h"
+#include "apps/bench/runner.h"
+#include "subprocess.h"
+
+using namespace ck::bench;
+
+TEST_CASE("parse_int_list: lists and ranges as llama-bench", "[bench]") {
+  CHECK(parse_int_list("1,2,4") == std::vector<int>{1, 2, 4});
+  CHECK(parse_int_list("1-4") == std::vector<int>{1, 2, 3, 4});
+  CHECK(parse_int_list("1-16*2") == std::vector<int>{1, 2, 4, 8, 16});
+  CHECK(parse_int_list("128-512+128,7") == std::vector<int>{128, 256, 384, 512, 7});
+  CHECK(parse_int_list("0") == std::vector<int>{0});
+  for (const char* bad : {"", "a", "1,", "4-1", "1-4*1", "1-4+0", "-1", "1.5"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_int_list(bad), std::invalid_argument);
+  }
+  CHECK(parse_pg("512,128") == std::pair<int, int>{512, 128});
+  CHECK_THROWS(parse_pg("512"));
+  CHECK_THROWS(parse_output_format("xml"));
+}
+
+TEST_CASE("expand_tests: pp, tg, pg at every depth, zeros skipped, llama-bench names", "[bench]") {
+  const auto tests = expand_tests({512, 0}, {128}, {{64, 16}}, {0, 1024});
+  std::vector<std::string> names;
+  for (const auto& t : tests) names.push_back(t.name());
+  CHECK(names == std::vector<std::string>{"pp512", "tg128", "pp64+tg16", "pp512 @ d1024", "tg128 @ d1024",
+                                          "pp64+tg16 @ d1024"});
+}
+
+TEST_CASE("Result statistics", "[bench]") {
+  Result r;
+  r.test = {0, 100, 0};
+  r.samples_ns = {1'000'000'000, 2'000'000'000};  // 100 and 50 tokens/s
+  CHECK(r.avg_ns() == 1'500'000'000);
+  CHECK(r.avg_ts() == Approx(75.0));
+  CHECK(r.stddev_ts() == Approx(std::sqrt(2 * 25.0 * 25.0)));  // sample sd of {100, 50}
+  r.weight_bytes = 3'000'000'000;
+  r.mem_bw_gbs = 4.0;
+  CHECK(r.weight_gbs() == Approx(2.0));
+  CHECK(r.bw_fraction() == Approx(0.5));
+  CHECK(stddev({5.0}) == 0.0);
+}
+
+TEST_CASE("model description and weight traffic", "[bench]") {
+  CHECK(model_type("llama", 134'515'008, "Q4_1 211, F32 61, Q6_K 1") == "llama 135M Q4_1");
+  CHECK(model_type("llama", 292'000, "F32 48") == "llama 292K F32");
+  CHECK(model_type("llama", 1'100'000'000, "Q4_K 154, Q6_K 23, F32 45") == "llama 1.1B Q4_K");
+  CHECK(format_size(5 * 1024 * 1024) == "5.00 MiB");
+  CHECK(format_params(134'515'008) == "134.52 M");
+  // pp512 in batches of 512 reads the weights once; tg128 128 times.
+  CHECK(weight_bytes_streamed({512, 0, 0}, 1000, 512) == 1000);
+  CHECK(weight_bytes_streamed({513, 0, 0}, 1000, 512) == 2000);
+  CHECK(weight_bytes_streamed({0, 128, 0}, 1000, 512) == 128000);
+  CHECK(weight_bytes_streamed({512, 128, 4096}, 1000, 512) == 129000);
+}
+
+TEST_CASE("ck-bench on stories260K writes llama-bench JSON", "[bench][app]") {
+  const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  const auto r = ck::test::run_app(
+      {"ck-bench", "-m", model, "-p", "32", "-n", "8", "-pg", "16,4", "-d", "0,16", "-r", "2", "-t", "1", "-o", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto results = nlohmann::json::parse(r.out);
+  REQUIRE(results.size() == 6);
+  for (const auto& j : results) {
+    for (const char* key : {"model_filename", "model_type", "model_size", "model_n_params", "n_threads", "n_prompt",
+                            "n_gen", "n_depth", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts", "samples_ns",
+                            "samples_ts"}) {
+      INFO(key);
+      CHECK(j.contains(key));
+    }
+    CHECK(j["samples_ns"].size() == 2);
+    CHECK(j["avg_ts"].get<double>() > 0);
+    CHECK(j["n_threads"] == 1);
+    CHECK(j["model_filename"] == model);
+    CHECK(j["ttft_ms"].is_null() == (j["n_prompt"] == 0 || j["n_gen"] == 0));
+    // avg_ts is the mean of the per-sample rates.
+    const double n = j["n_prompt"].get<double>() + j["n_gen"].get<double>();
+    double mean = 0;
+    for (const auto& ns : j["samples_ns"]) mean += 1e9 * n / ns.get<double>() / 2;
+    CHECK(j["avg_ts"].get<double>() == Approx(mean));
+  }
+  CHECK(results[3]["n_depth"] == 16);
+}
+
+TEST_CASE("ck-bench: markdown table and bad arguments", "[bench][app]") {
+  const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  const auto md = ck::test::run_app({"ck-bench", "-m", model, "-p", "16", "-n", "4", "-r", "1", "-t", "1"});
+  REQUIRE(md.exit_code == 0);
+  CHECK(md.out.find("| model") == 0);
+  CHECK(md.out.find("pp16") != std::string::npos);
+  CHECK(md.out.find("tg4") != std::string::npos);
+  for (std::vector<std::string> bad : {std::vector<std::string>{"-o", "xml"}, {"-t", "0"}, {"-p", "abc"},
+                                       {"-pg", "5"}, {"-m", "/nonexistent.gguf"}}) {
+    std::vector<std::string> argv = {"ck-bench", "-m", model, "-r", "1"};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    const auto r = ck::test::run_app(argv);
+    INFO(bad[0] << " " << bad[1] << ": " << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("ck-bench: error:") != std::string::npos);
+  }
+}
