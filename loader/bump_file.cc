@@ -156,6 +156,27 @@ BumpFile BumpFile::parse(std::span<const uint8_t> bytes, std::string source, Bum
   return b;
 }
 
+std::optional<TensorView> BumpFile::find(std::string_view gguf_name) const {
+  // Which half of a stacked gate/up slot the name means, if any.
+  constexpr std::string_view kGate = ".ffn_gate.weight", kUp = ".ffn_up.weight";
+  int half = -1;
+  std::string slot_name(gguf_name);
+  if (gguf_name.ends_with(kGate) || gguf_name.ends_with(kUp)) {
+    half = gguf_name.ends_with(kGate) ? 0 : 1;
+    slot_name = std::string(gguf_name.substr(0, gguf_name.rfind(".ffn_"))) + ".ffn_gate_up.weight";
+  }
+  for (const Slot& s : slots_) {
+    if (s.name != slot_name || s.view.empty()) continue;
+    if (half < 0) return s.view;
+    TensorView v = s.view;
+    v.rows /= 2;
+    v.bytes /= 2;
+    v.data = static_cast<const uint8_t*>(v.data) + half * v.bytes;
+    return v;
+  }
+  return std::nullopt;
+}
+
 tok::VocabData BumpFile::vocab() const { return vocab_from_metadata(metadata_, source_); }
 
 size_t BumpFile::weight_bytes() const {

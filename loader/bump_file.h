@@ -3,8 +3,10 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/dtype.h"
@@ -67,6 +69,10 @@ class BumpFile {
     TensorView view;
   };
   const std::vector<Slot>& slots() const { return slots_; }
+
+  // The tensor a GGUF file would call `gguf_name` (ffn_gate / ffn_up are the
+  // halves of the stacked slot); std::nullopt when absent or an empty slot.
+  std::optional<TensorView> find(std::string_view gguf_name) const;
 
   // Recomputes the SHA-256 of everything after the header; throws when it
   // differs from the header's.

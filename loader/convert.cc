@@ -18,7 +18,6 @@
 #include "loader/bump_layout.h"
 #include "loader/gguf_reader.h"
 #include "loader/model_config.h"
-#include "loader/progress_bar.h"
 #include "loader/sha256.h"
 #include "loader/source_fingerprint.h"
 
@@ -128,9 +127,25 @@ class PayloadWriter {
   Sha256 hash_;
 };
 
-void write_tensor(const GgufFile& g, const GgufTensorInfo& t, DType dtype, PayloadWriter& out, ProgressBar& bar) {
+// Reports source bytes done to the caller's progress callback.
+class ProgressCounter {
+ public:
+  ProgressCounter(const ConvertProgress& report, uint64_t total) : report_(report), total_(total) {}
+  void advance(uint64_t n) {
+    done_ += n;
+    if (report_) report_(done_, total_);
+  }
+
+ private:
+  const ConvertProgress& report_;
+  uint64_t total_, done_ = 0;
+};
+
+// Returns whether the tensor was transcoded.
+bool write_tensor(const GgufFile& g, const GgufTensorInfo& t, DType dtype, PayloadWriter& out, ProgressCounter& bar) {
   const std::span<const uint8_t> src = g.tensor_data(t);
-  if (t.type == dtype) {  // byte for byte
+  const bool transcode = t.type != dtype;
+  if (!transcode) {  // byte for byte
     for (size_t off = 0; off < src.size(); off += kCopyChunk) {
       const auto chunk = src.subspan(off, std::min(kCopyChunk, src.size() - off));
       out.write(chunk);
@@ -162,6 +177,7 @@ void write_tensor(const GgufFile& g, const GgufTensorInfo& t, DType dtype, Paylo
     }
   }
   g.release_tensor_pages(t);
+  return transcode;
 }
 
 // Shortest decimal that reads back as the same float (1e-05, not 9.99999975e-06).
@@ -201,7 +217,8 @@ std::filesystem::path config_json_path(const std::filesystem::path& bump) {
   return p.replace_extension(".config.json");
 }
 
-void convert_gguf_to_bump(const std::filesystem::path& gguf, const std::filesystem::path& bump, bool progress) {
+ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::filesystem::path& bump,
+                                  const ConvertProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
   const SourceFingerprint fp = fingerprint_file(gguf);
   const GgufFile g = GgufFile::open(gguf);
@@ -213,7 +230,9 @@ void convert_gguf_to_bump(const std::filesystem::path& gguf, const std::filesyst
   for (const SlotPlan& p : plan) {
     for (const GgufTensorInfo* t : p.sources) source_bytes += t->nbytes;
   }
-  ProgressBar bar("converting " + gguf.filename().string(), source_bytes, progress);
+  ProgressCounter bar(progress, source_bytes);
+  ConvertStats stats;
+  stats.slots = plan.size();
 
   AtomicFile file(bump);
   file.write_zeros(kBumpHeaderSize);  // filled in last, once the hash is known
@@ -226,7 +245,7 @@ void convert_gguf_to_bump(const std::filesystem::path& gguf, const std::filesyst
   }
   for (const SlotPlan& p : plan) {
     out.pad_to(kBumpTensorAlignment);
-    for (const GgufTensorInfo* t : p.sources) write_tensor(g, *t, p.dtype, out, bar);
+    for (const GgufTensorInfo* t : p.sources) stats.transcoded += write_tensor(g, *t, p.dtype, out, bar);
   }
   out.pad_to(kBumpTensorAlignment);
   BumpHeader header = make_bump_header(config);
@@ -241,11 +260,13 @@ void convert_gguf_to_bump(const std::filesystem::path& gguf, const std::filesyst
   std::memcpy(header.sha256, digest.data(), digest.size());
   file.write_at(0, {reinterpret_cast<const uint8_t*>(&header), sizeof header});
   file.commit();
-  bar.finish();
   write_config_json(bump, config, meta);
 
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  spdlog::info("wrote {} ({:.1f} MB, {} slots) in {:.2f} s", bump.string(), file.size() / 1e6, plan.size(), seconds);
+  stats.bytes_written = file.size();
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  spdlog::info("wrote {} ({:.1f} MB, {} slots, {} tensors transcoded) in {:.2f} s", bump.string(),
+               stats.bytes_written / 1e6, stats.slots, stats.transcoded, stats.seconds);
+  return stats;
 }
 
 }  // namespace ck
