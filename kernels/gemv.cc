@@ -1,10 +1,66 @@
+// The static (non-SIMD) half of the GEMV/GEMM kernels: argument checks,
+// thread partitioning and dispatch into the per-target code of gemv-inl.h.
 #include "kernels/gemv.h"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemv.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/gemv-inl.h"
+
+#if HWY_ONCE
+#include "kernels/simd_target.h"
+
 namespace ck {
+namespace qgemv {
+
+#define CK_EXPORT_ENTRY_POINTS(name, K) HWY_EXPORT(GemvRows##name); HWY_EXPORT(GemmRows##name);
+CK_GEMV_KERNELS(CK_EXPORT_ENTRY_POINTS)
+#undef CK_EXPORT_ENTRY_POINTS
+HWY_EXPORT(CompiledTargetName);
+
+using GemvRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, const float*, float*);
+using GemmRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, int64_t, float*,
+                            int64_t, float*, float*);
+
+// The functions of the target chosen now (HWY_DYNAMIC_DISPATCH evaluated
+// once per call of ours, not per row).
+GemvRowsFn gemv_rows_fn(DType dt) {
+  switch (dt) {
+#define CK_CASE(name, K) \
+  case DType::name:      \
+    return &HWY_DYNAMIC_DISPATCH(GemvRows##name);
+    CK_GEMV_KERNELS(CK_CASE)
+#undef CK_CASE
+    default:
+      return nullptr;
+  }
+}
+
+GemmRowsFn gemm_rows_fn(DType dt) {
+  switch (dt) {
+#define CK_CASE(name, K) \
+  case DType::name:      \
+    return &HWY_DYNAMIC_DISPATCH(GemmRows##name);
+    CK_GEMV_KERNELS(CK_CASE)
+#undef CK_CASE
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace qgemv
+
+std::string active_simd_target() { return HWY_DYNAMIC_DISPATCH(qgemv::CompiledTargetName)(); }
+
 namespace {
 
 void check_args(DType dt, int64_t rows, int64_t cols, const char* fn) {
@@ -14,36 +70,86 @@ void check_args(DType dt, int64_t rows, int64_t cols, const char* fn) {
                              " (native: F32, F16, BF16, Q8_0, Q4_K, Q6_K)");
   }
   if (rows < 0 || cols <= 0 || cols % t.block_size != 0) {
-    throw std::runtime_error(std::string(fn) + ": " + std::string(t.name) + " matrix " +
-                             std::to_string(rows) + "x" + std::to_string(cols) +
-                             ": cols must be a positive multiple of " + std::to_string(t.block_size));
+    throw std::runtime_error(std::string(fn) + ": " + std::string(t.name) + " matrix " + std::to_string(rows) +
+                             "x" + std::to_string(cols) + ": cols must be a positive multiple of " +
+                             std::to_string(t.block_size));
   }
+}
+
+// Below this many weights a matrix is done by the calling thread: waking
+// the team costs more than the work (stories260K-sized matrices).
+constexpr int64_t kMinParallelWeights = 1 << 15;
+
+// Rows [begin, end) of `rows` that thread `tid` of `nth` takes.
+std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
+  return {rows * tid / nth, rows * (tid + 1) / nth};
+}
+
+// Sums of x over each 32 values: the Q4_K kernels apply the minimums with them.
+const float* xsum32(const float* x, int64_t cols, std::vector<float>& buf) {
+  buf.assign(static_cast<size_t>(cols / 32), 0.0f);
+  for (int64_t k = 0; k < cols / 32; ++k) {
+    float s = 0.0f;
+    for (int i = 0; i < 32; ++i) s += x[32 * k + i];
+    buf[static_cast<size_t>(k)] = s;
+  }
+  return buf.data();
 }
 
 }  // namespace
 
 void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, float* y) {
-  gemm(dt, W, rows, cols, x, 1, y);
+  const GemvOutput out{dt, W, rows, y};
+  gemv_multi({&out, 1}, cols, x);
+}
+
+void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
+  apply_simd_target_from_env();
+  int64_t weights = 0;
+  bool need_xsum = false;
+  for (const GemvOutput& o : outputs) {
+    check_args(o.dtype, o.rows, cols, "gemv");
+    weights += o.rows * cols;
+    need_xsum |= o.dtype == DType::Q4_K;
+  }
+  thread_local std::vector<float> xsum_buf;
+  const float* xs = need_xsum ? xsum32(x, cols, xsum_buf) : nullptr;
+#pragma omp parallel if (weights >= kMinParallelWeights)
+  {
+    const int tid = omp_get_thread_num();
+    const int nth = omp_get_num_threads();
+    for (const GemvOutput& o : outputs) {
+      const auto [r0, r1] = share(o.rows, tid, nth);
+      qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1,
+                                   cols, x, xs, o.y);
+    }
+  }
 }
 
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {
+  if (n == 1) return gemv(dt, W, rows, cols, X, Y);
+  apply_simd_target_from_env();
   check_args(dt, rows, cols, "gemm");
-  const DTypeTraits& t = traits(dt);
-  const size_t rb = row_bytes(t, cols);
-#pragma omp parallel
+  if (n <= 0 || rows == 0) return;
+  const qgemv::GemmRowsFn fn = qgemv::gemm_rows_fn(dt);
+  const size_t rb = row_bytes(traits(dt), cols);
+  // A tile of decoded rows of about 1 MiB stays in L2 while every token
+  // tile streams past it.
+  const int64_t tile = std::max<int64_t>(4, (int64_t{1} << 18) / cols / 4 * 4);
+  const int64_t n_tiles = (rows + tile - 1) / tile;
+#pragma omp parallel if (rows * cols * n >= kMinParallelWeights)
   {
-    std::vector<float> row(static_cast<size_t>(cols));
+    thread_local std::vector<float> buf, tmp;
+    buf.resize(static_cast<size_t>(tile * cols));
+    tmp.resize(static_cast<size_t>(tile * 4));
 #pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-      t.dequantize(static_cast<const uint8_t*>(W) + r * rb, row.data(), cols);
-      for (int64_t k = 0; k < n; ++k) {
-        const float* x = X + k * cols;
-        float acc = 0.0f;
-        for (int64_t i = 0; i < cols; ++i) acc += row[i] * x[i];
-        Y[k * rows + r] = acc;
-      }
+    for (int64_t i = 0; i < n_tiles; ++i) {
+      const int64_t r0 = i * tile;
+      fn(static_cast<const uint8_t*>(W), rb, r0, std::min(rows, r0 + tile), cols, X, n, Y, rows, buf.data(),
+         tmp.data());
     }
   }
 }
 
 }  // namespace ck
+#endif  // HWY_ONCE

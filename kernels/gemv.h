@@ -1,9 +1,10 @@
 // Fused dequant matrix-vector (decode) and matrix-matrix (prefill) products
 // that read the quantized weights in place. Native dtypes: F32, F16, BF16,
 // Q8_0, Q4_K, Q6_K; anything else, or cols not a multiple of the block size,
-// throws std::runtime_error.
+// throws std::runtime_error. Activations and results are fp32.
 #pragma once
 #include <cstdint>
+#include <span>
 
 #include "kernels/dtype.h"
 
@@ -13,8 +14,21 @@ namespace ck {
 // W + r * row_bytes(traits(dt), cols). Rows are split over the OpenMP threads.
 void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, float* y);
 
-// Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n: each block of
-// weights is decoded once and used for all n activations (prefill).
+// One matrix of a gemv_multi call: y[r] = dot(row r of W, x).
+struct GemvOutput {
+  DType dtype;
+  const void* W;
+  int64_t rows;
+  float* y;
+};
+
+// Several matrices against the same x (Q, K and V, possibly of different
+// dtypes and row counts) in one parallel region: each thread takes its share
+// of every matrix, so the work is balanced by bytes whatever the mix.
+void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x);
+
+// Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n. Each tile of
+// rows is decoded once to fp32 and used for all n activations (prefill).
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y);
 
 }  // namespace ck

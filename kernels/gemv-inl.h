@@ -1,0 +1,344 @@
+// Per-target fused dequant-GEMV/GEMM kernels, re-included by gemv.cc once per
+// Highway target (HWY_TARGET_INCLUDE + foreach_target.h).
+//
+// Activations stay fp32 (the measured decision in docs/kernels.md): weights
+// are widened in registers to float and multiplied with x, never written out.
+// Vectors are capped at 16 floats so that one vector never spans two
+// sub-blocks (Q6_K sub-blocks are 16 weights, the others 32).
+
+// Per-target include guard (the Highway "toggle" idiom).
+#if defined(CK_KERNELS_GEMV_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CK_KERNELS_GEMV_INL_H_
+#undef CK_KERNELS_GEMV_INL_H_
+#else
+#define CK_KERNELS_GEMV_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/blocks.h"
+#include "kernels/fp16.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::CappedTag<float, 16>;
+using DI = hn::RebindToSigned<DF>;
+using DU8 = hn::Rebind<uint8_t, DF>;
+using DI8 = hn::Rebind<int8_t, DF>;
+using VF = hn::Vec<DF>;
+using VI = hn::Vec<DI>;
+
+// Lanes() bytes widened to int32.
+HWY_INLINE VI LoadU8(const uint8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DU8(), p)); }
+HWY_INLINE VI LoadI8(const int8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DI8(), p)); }
+
+HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
+
+// Every dtype kernel below provides, for one row of `cols` weights:
+//   static float Dot(const uint8_t* row, int64_t cols, const float* x, const float* xsum32)
+//     (xsum32[k] = sum of x[32k .. 32k+31], used to apply the Q4_K minimums)
+//   static void Decode(const uint8_t* row, int64_t cols, float* out)  (for GEMM)
+
+struct F32Kernel {
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
+    const DF df;
+    const auto* w = reinterpret_cast<const float*>(row);
+    const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+    VF a0 = hn::Zero(df), a1 = hn::Zero(df);
+    int64_t i = 0;
+    for (; i + 2 * N <= cols; i += 2 * N) {
+      a0 = hn::MulAdd(hn::LoadU(df, w + i), hn::LoadU(df, x + i), a0);
+      a1 = hn::MulAdd(hn::LoadU(df, w + i + N), hn::LoadU(df, x + i + N), a1);
+    }
+    float tail = 0.0f;
+    for (; i < cols; ++i) tail += w[i] * x[i];
+    return Sum(hn::Add(a0, a1)) + tail;
+  }
+  static void Decode(const uint8_t* row, int64_t cols, float* out) {
+    std::memcpy(out, row, static_cast<size_t>(cols) * sizeof(float));
+  }
+};
+
+// F16 and BF16: one widening load per vector; cols is a multiple of 32
+// whenever these appear as matrices, the scalar tail covers the rest.
+template <typename T>
+struct HalfKernel {
+  using DH = hn::Rebind<T, DF>;
+  static VF Load(const uint16_t* p) { return hn::PromoteTo(DF(), hn::LoadU(DH(), reinterpret_cast<const T*>(p))); }
+  static float Scalar(uint16_t h) {
+    if constexpr (std::is_same_v<T, hwy::float16_t>) return fp16_to_fp32(h);
+    return bf16_to_fp32(h);
+  }
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
+    const DF df;
+    const auto* w = reinterpret_cast<const uint16_t*>(row);
+    const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+    VF a0 = hn::Zero(df), a1 = hn::Zero(df);
+    int64_t i = 0;
+    for (; i + 2 * N <= cols; i += 2 * N) {
+      a0 = hn::MulAdd(Load(w + i), hn::LoadU(df, x + i), a0);
+      a1 = hn::MulAdd(Load(w + i + N), hn::LoadU(df, x + i + N), a1);
+    }
+    float tail = 0.0f;
+    for (; i < cols; ++i) tail += Scalar(w[i]) * x[i];
+    return Sum(hn::Add(a0, a1)) + tail;
+  }
+  static void Decode(const uint8_t* row, int64_t cols, float* out) {
+    const DF df;
+    const auto* w = reinterpret_cast<const uint16_t*>(row);
+    const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+    int64_t i = 0;
+    for (; i + N <= cols; i += N) hn::StoreU(Load(w + i), df, out + i);
+    for (; i < cols; ++i) out[i] = Scalar(w[i]);
+  }
+};
+
+// Q8_0: w = d * q. Two blocks per iteration on independent accumulators.
+struct Q8_0Kernel {
+  static VF BlockDot(const BlockQ8_0& b, const float* x) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    VF s = hn::Zero(df);
+    for (size_t i = 0; i < kQK; i += N) {
+      s = hn::MulAdd(hn::ConvertTo(df, LoadI8(b.qs + i)), hn::LoadU(df, x + i), s);
+    }
+    return s;
+  }
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
+    const DF df;
+    const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
+    const int64_t nb = cols / kQK;
+    VF a0 = hn::Zero(df), a1 = hn::Zero(df);
+    int64_t k = 0;
+    for (; k + 2 <= nb; k += 2) {
+      a0 = hn::MulAdd(BlockDot(b[k], x + k * kQK), hn::Set(df, fp16_to_fp32(b[k].d)), a0);
+      a1 = hn::MulAdd(BlockDot(b[k + 1], x + (k + 1) * kQK), hn::Set(df, fp16_to_fp32(b[k + 1].d)), a1);
+    }
+    if (k < nb) a0 = hn::MulAdd(BlockDot(b[k], x + k * kQK), hn::Set(df, fp16_to_fp32(b[k].d)), a0);
+    return Sum(hn::Add(a0, a1));
+  }
+  static void Decode(const uint8_t* row, int64_t cols, float* out) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
+    for (int64_t k = 0; k < cols / kQK; ++k, out += kQK) {
+      const VF d = hn::Set(df, fp16_to_fp32(b[k].d));
+      for (size_t i = 0; i < kQK; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b[k].qs + i)), d), df, out + i);
+    }
+  }
+};
+
+// Q4_K: w = d*sc[j]*q - dmin*m[j]. The q*x products are summed per
+// sub-block and scaled once; the minimum terms need only the sums of x per
+// sub-block (xsum32), which the caller computes once per x.
+struct Q4_KKernel {
+  static void Scales(const BlockQ4_K& b, float* dsc, float* dm) {
+    const float d = fp16_to_fp32(b.d);
+    const float dmin = fp16_to_fp32(b.dmin);
+    for (int j = 0; j < 8; ++j) {
+      uint8_t sc, m;
+      k_scale_min(j, b.scales, &sc, &m);
+      dsc[j] = d * sc;
+      dm[j] = dmin * m;
+    }
+  }
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float* xsum32) {
+    const DF df;
+    const DI di;
+    const size_t N = hn::Lanes(df);
+    const auto* b = reinterpret_cast<const BlockQ4_K*>(row);
+    const VI mask = hn::Set(di, 0xF);
+    VF acc = hn::Zero(df);
+    float min_total = 0.0f;
+    for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K, xsum32 += 8) {
+      float dsc[8], dm[8];
+      Scales(b[k], dsc, dm);
+      for (int j = 0; j < 8; ++j) min_total += dm[j] * xsum32[j];
+      for (int g = 0; g < 4; ++g) {
+        const uint8_t* qs = b[k].qs + 32 * g;
+        const float* xg = x + 64 * g;
+        VF lo = hn::Zero(df), hi = hn::Zero(df);
+        for (size_t i = 0; i < 32; i += N) {
+          const VI q = LoadU8(qs + i);
+          lo = hn::MulAdd(hn::ConvertTo(df, hn::And(q, mask)), hn::LoadU(df, xg + i), lo);
+          hi = hn::MulAdd(hn::ConvertTo(df, hn::ShiftRight<4>(q)), hn::LoadU(df, xg + 32 + i), hi);
+        }
+        acc = hn::MulAdd(lo, hn::Set(df, dsc[2 * g]), acc);
+        acc = hn::MulAdd(hi, hn::Set(df, dsc[2 * g + 1]), acc);
+      }
+    }
+    return Sum(acc) - min_total;
+  }
+  static void Decode(const uint8_t* row, int64_t cols, float* out) {
+    const DF df;
+    const DI di;
+    const size_t N = hn::Lanes(df);
+    const auto* b = reinterpret_cast<const BlockQ4_K*>(row);
+    const VI mask = hn::Set(di, 0xF);
+    for (int64_t k = 0; k < cols / kQK_K; ++k, out += kQK_K) {
+      float dsc[8], dm[8];
+      Scales(b[k], dsc, dm);
+      for (int g = 0; g < 4; ++g) {
+        const VF dlo = hn::Set(df, dsc[2 * g]), mlo = hn::Set(df, dm[2 * g]);
+        const VF dhi = hn::Set(df, dsc[2 * g + 1]), mhi = hn::Set(df, dm[2 * g + 1]);
+        for (size_t i = 0; i < 32; i += N) {
+          const VI q = LoadU8(b[k].qs + 32 * g + i);
+          hn::StoreU(hn::MulSub(hn::ConvertTo(df, hn::And(q, mask)), dlo, mlo), df, out + 64 * g + i);
+          hn::StoreU(hn::MulSub(hn::ConvertTo(df, hn::ShiftRight<4>(q)), dhi, mhi), df, out + 64 * g + 32 + i);
+        }
+      }
+    }
+  }
+};
+
+// Q6_K: w = d*scales[s]*(q - 32), 16 sub-blocks of 16. In half h, the four
+// weights l, l+32, l+64, l+96 share ql[l], ql[l+32] and qh[l] (FORMATS.md).
+struct Q6_KKernel {
+  // Calls f(quarter, l, q) for the int32 q-32 vectors of one half.
+  template <class F>
+  static HWY_INLINE void ForEachQuarter(const BlockQ6_K& b, int h, F&& f) {
+    const DI di;
+    const size_t N = hn::Lanes(di);
+    const VI m4 = hn::Set(di, 0xF), m2 = hn::Set(di, 3), off = hn::Set(di, 32);
+    for (size_t l = 0; l < 32; l += N) {
+      const VI a = LoadU8(b.ql + 64 * h + l);
+      const VI c = LoadU8(b.ql + 64 * h + 32 + l);
+      const VI qh = LoadU8(b.qh + 32 * h + l);
+      f(0, l, hn::Sub(hn::Or(hn::And(a, m4), hn::ShiftLeft<4>(hn::And(qh, m2))), off));
+      f(1, l, hn::Sub(hn::Or(hn::And(c, m4), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<2>(qh), m2))), off));
+      f(2, l, hn::Sub(hn::Or(hn::ShiftRight<4>(a), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<4>(qh), m2))), off));
+      f(3, l, hn::Sub(hn::Or(hn::ShiftRight<4>(c), hn::ShiftLeft<4>(hn::ShiftRight<6>(qh))), off));
+    }
+  }
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
+    const DF df;
+    const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
+    VF acc0 = hn::Zero(df), acc1 = hn::Zero(df);
+    for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K) {
+      const float d = fp16_to_fp32(b[k].d);
+      for (int h = 0; h < 2; ++h) {
+        ForEachQuarter(b[k], h, [&](int quarter, size_t l, VI q) {
+          const size_t i = 128 * h + 32 * quarter + l;
+          const VF s = hn::Set(df, d * b[k].scales[i / 16]);
+          const VF p = hn::Mul(hn::ConvertTo(df, q), hn::LoadU(df, x + i));
+          if (quarter % 2 == 0) {
+            acc0 = hn::MulAdd(p, s, acc0);
+          } else {
+            acc1 = hn::MulAdd(p, s, acc1);
+          }
+        });
+      }
+    }
+    return Sum(hn::Add(acc0, acc1));
+  }
+  static void Decode(const uint8_t* row, int64_t cols, float* out) {
+    const DF df;
+    const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
+    for (int64_t k = 0; k < cols / kQK_K; ++k, out += kQK_K) {
+      const float d = fp16_to_fp32(b[k].d);
+      for (int h = 0; h < 2; ++h) {
+        ForEachQuarter(b[k], h, [&](int quarter, size_t l, VI q) {
+          const size_t i = 128 * h + 32 * quarter + l;
+          hn::StoreU(hn::Mul(hn::ConvertTo(df, q), hn::Set(df, d * b[k].scales[i / 16])), df, out + i);
+        });
+      }
+    }
+  }
+};
+
+// y[r] = dot(row r, x) for rows [r0, r1).
+template <class K>
+void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
+              const float* xsum32, float* y) {
+  for (int64_t r = r0; r < r1; ++r) y[r] = K::Dot(W + static_cast<size_t>(r) * row_bytes, cols, x, xsum32);
+}
+
+// The GEMM micro-kernel: kR decoded rows times kT activation rows, kR*kT
+// vector accumulators over the shared length `cols`.
+template <int kR, int kT>
+HWY_INLINE void MicroTile(const float* w, const float* X, int64_t cols, float* out, int64_t out_stride) {
+  const DF df;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+  VF acc[kR][kT];
+  for (int r = 0; r < kR; ++r)
+    for (int t = 0; t < kT; ++t) acc[r][t] = hn::Zero(df);
+  int64_t i = 0;
+  for (; i + N <= cols; i += N) {
+    VF xv[kT];
+    for (int t = 0; t < kT; ++t) xv[t] = hn::LoadU(df, X + t * cols + i);
+    for (int r = 0; r < kR; ++r) {
+      const VF wv = hn::LoadU(df, w + r * cols + i);
+      for (int t = 0; t < kT; ++t) acc[r][t] = hn::MulAdd(wv, xv[t], acc[r][t]);
+    }
+  }
+  for (int r = 0; r < kR; ++r) {
+    for (int t = 0; t < kT; ++t) {
+      float tail = 0.0f;
+      for (int64_t j = i; j < cols; ++j) tail += w[r * cols + j] * X[t * cols + j];
+      out[t * out_stride + r] = Sum(acc[r][t]) + tail;
+    }
+  }
+}
+
+// AVX-512 has 32 vector registers: 4x4 accumulators keep the FMA units busy.
+// With 16 registers (AVX2, SSE4) a 4x2 tile avoids spills.
+#if HWY_TARGET <= HWY_AVX3
+constexpr int kTileT = 4;
+#else
+constexpr int kTileT = 2;
+#endif
+constexpr int kTileR = 4;
+
+template <int kT>
+void TokensTile(const float* w, int64_t rows_in_buf, const float* X, int64_t cols, float* Y, int64_t y_stride) {
+  for (int64_t r = 0; r < rows_in_buf; r += kTileR) MicroTile<kTileR, kT>(w + r * cols, X, cols, Y + r, y_stride);
+}
+
+// Y[t*rows + r] for rows [r0, r1) and all n tokens: the rows are decoded
+// once into `buf` (rows_per_tile * cols floats, rows padded to kTileR with
+// zeros) and reused for every token tile; tmp holds kTileT x padded rows.
+template <class K>
+void GemmRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* X, int64_t n,
+              float* Y, int64_t rows, float* buf, float* tmp) {
+  const int64_t nr = r1 - r0;
+  const int64_t padded = (nr + kTileR - 1) / kTileR * kTileR;
+  for (int64_t r = 0; r < nr; ++r) K::Decode(W + static_cast<size_t>(r0 + r) * row_bytes, cols, buf + r * cols);
+  std::memset(buf + nr * cols, 0, static_cast<size_t>((padded - nr) * cols) * sizeof(float));
+  int64_t t = 0;
+  for (; t + kTileT <= n; t += kTileT) {
+    TokensTile<kTileT>(buf, padded, X + t * cols, cols, tmp, padded);
+    for (int u = 0; u < kTileT; ++u) std::memcpy(Y + (t + u) * rows + r0, tmp + u * padded, nr * sizeof(float));
+  }
+  for (; t < n; ++t) {
+    TokensTile<1>(buf, padded, X + t * cols, cols, tmp, padded);
+    std::memcpy(Y + t * rows + r0, tmp, nr * sizeof(float));
+  }
+}
+
+const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
+
+// One GemvRowsNAME / GemmRowsNAME pair per native dtype; gemv.cc exports them.
+#define CK_GEMV_KERNELS(ENTRY) ENTRY(F32, F32Kernel) ENTRY(F16, HalfKernel<hwy::float16_t>) \
+  ENTRY(BF16, HalfKernel<hwy::bfloat16_t>) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_K, Q4_KKernel) ENTRY(Q6_K, Q6_KKernel)
+
+#define CK_DEFINE_ENTRY_POINTS(name, K)                                                                \
+  void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \
+                      const float* xsum32, float* y) {                                                   \
+    GemvRows<K>(W, rb, r0, r1, cols, x, xsum32, y);                                                      \
+  }                                                                                                      \
+  void GemmRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* X, \
+                      int64_t n, float* Y, int64_t rows, float* buf, float* tmp) {                      \
+    GemmRows<K>(W, rb, r0, r1, cols, X, n, Y, rows, buf, tmp);                                           \
+  }
+CK_GEMV_KERNELS(CK_DEFINE_ENTRY_POINTS)
+#undef CK_DEFINE_ENTRY_POINTS
+
+}  // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CK_KERNELS_GEMV_INL_H_

@@ -1,0 +1,209 @@
+// Every compiled SIMD target's gemv / gemv_multi / gemm against a double
+// precision reference built on the (gguf-py bit-exact) reference dequantizers.
+//
+// Tolerance: |y - ref| <= 2e-6 * sum_i |w_i x_i|. The kernels accumulate in
+// fp32 in blocks of at most 16 lanes x 256 weights and then across blocks,
+// so the rounding error stays a few ulps of the absolute sum (measured worst
+// case ~3e-7); a layout or indexing mistake errs by a sizeable fraction of it.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+
+#include "kernels/gemv.h"
+#include "kernels/quantize.h"
+#include "kernels/simd_target.h"
+#include "tests/kernels/oracle.h"
+
+namespace ck {
+namespace {
+
+constexpr double kRelTol = 2e-6;
+
+struct Matrix {
+  DType dt;
+  int64_t rows, cols;
+  std::vector<uint8_t> bytes;
+};
+
+Matrix random_matrix(DType dt, int64_t rows, int64_t cols, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> w(static_cast<size_t>(rows * cols));
+  for (auto& v : w) v = normal(rng);
+  Matrix m{dt, rows, cols, std::vector<uint8_t>(row_bytes(traits(dt), cols) * rows)};
+  for (int64_t r = 0; r < rows; ++r) {
+    quantize(dt, w.data() + r * cols, m.bytes.data() + r * row_bytes(traits(dt), cols), cols);
+  }
+  return m;
+}
+
+std::vector<float> random_vector(int64_t n, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(n));
+  for (auto& v : x) v = normal(rng);
+  return x;
+}
+
+// Exact-ish y and the scale sum |w x| per output.
+struct Reference {
+  std::vector<double> y, abs_sum;
+};
+
+Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
+  Reference ref{std::vector<double>(static_cast<size_t>(m.rows * n)), std::vector<double>(static_cast<size_t>(m.rows * n))};
+  std::vector<float> row(static_cast<size_t>(m.cols));
+  const size_t rb = row_bytes(traits(m.dt), m.cols);
+  for (int64_t r = 0; r < m.rows; ++r) {
+    traits(m.dt).dequantize(m.bytes.data() + r * rb, row.data(), m.cols);
+    for (int64_t t = 0; t < n; ++t) {
+      double s = 0, a = 0;
+      for (int64_t i = 0; i < m.cols; ++i) {
+        const double p = static_cast<double>(row[i]) * X[t * m.cols + i];
+        s += p;
+        a += std::fabs(p);
+      }
+      ref.y[t * m.rows + r] = s;
+      ref.abs_sum[t * m.rows + r] = a;
+    }
+  }
+  return ref;
+}
+
+void check_close(const std::vector<float>& y, const Reference& ref) {
+  REQUIRE(y.size() == ref.y.size());
+  double worst = 0;
+  size_t worst_i = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double ratio = std::fabs(y[i] - ref.y[i]) / std::max(ref.abs_sum[i], 1e-30);
+    if (!(ratio <= worst)) {
+      worst = ratio;
+      worst_i = i;
+    }
+  }
+  INFO("worst output " << worst_i << ": " << y[worst_i] << " vs " << ref.y[worst_i] << " (error / sum|wx| = "
+                       << worst << ")");
+  CHECK(worst <= kRelTol);
+}
+
+// Row lengths: every multiple of the block size up to 9 blocks, then a
+// model-sized one (the threaded test below adds 5632).
+std::vector<int64_t> row_lengths(DType dt) {
+  const int bs = traits(dt).block_size;
+  std::vector<int64_t> out;
+  if (bs == 1) {
+    for (int64_t c = 1; c <= 40; ++c) out.push_back(c);
+  } else {
+    for (int64_t k = 1; k <= 9; ++k) out.push_back(k * bs);
+  }
+  out.push_back(bs == 1 ? 2050 : 2048);
+  return out;
+}
+
+constexpr DType kNative[] = {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_K, DType::Q6_K};
+
+// Runs `body` once per available SIMD target, forced.
+template <class F>
+void for_each_target(F&& body) {
+  for (const std::string& target : available_simd_targets()) {
+    force_simd_target(target);
+    INFO("SIMD target " << target);
+    CHECK(active_simd_target() == target);
+    body();
+  }
+  force_simd_target("");
+}
+
+}  // namespace
+
+TEST_CASE("gemv and gemm of every target match the reference", "[gemv]") {
+  std::mt19937 rng(42);
+  for (DType dt : kNative) {
+    for (int64_t cols : row_lengths(dt)) {
+      for (int64_t rows : {int64_t{1}, int64_t{7}, int64_t{33}}) {
+        const Matrix m = random_matrix(dt, rows, cols, rng);
+        const std::vector<float> X = random_vector(5 * cols, rng);
+        const Reference ref1 = reference_gemm(m, X.data(), 1);
+        const Reference ref5 = reference_gemm(m, X.data(), 5);
+        for_each_target([&] {
+          INFO(traits(dt).name << " " << rows << "x" << cols);
+          std::vector<float> y(static_cast<size_t>(rows));
+          gemv(dt, m.bytes.data(), rows, cols, X.data(), y.data());
+          check_close(y, ref1);
+          std::vector<float> Y(static_cast<size_t>(5 * rows));
+          gemm(dt, m.bytes.data(), rows, cols, X.data(), 5, Y.data());
+          check_close(Y, ref5);
+        });
+      }
+    }
+  }
+}
+
+TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on)", "[gemv]") {
+  std::mt19937 rng(7);
+  for (DType dt : kNative) {
+    const Matrix m = random_matrix(dt, 259, 5632, rng);
+    const std::vector<float> X = random_vector(5 * 5632, rng);
+    const Reference ref = reference_gemm(m, X.data(), 5);
+    for_each_target([&] {
+      INFO(traits(dt).name);
+      std::vector<float> Y(static_cast<size_t>(5 * m.rows));
+      gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 5, Y.data());
+      check_close(Y, ref);
+      std::vector<float> y(static_cast<size_t>(m.rows));
+      gemv(dt, m.bytes.data(), m.rows, m.cols, X.data(), y.data());
+      check_close(y, Reference{{ref.y.begin(), ref.y.begin() + m.rows}, {ref.abs_sum.begin(), ref.abs_sum.begin() + m.rows}});
+    });
+  }
+}
+
+TEST_CASE("gemv_multi computes Q, K, V of different dtypes and row counts", "[gemv]") {
+  std::mt19937 rng(3);
+  const int64_t cols = 768;
+  const Matrix q = random_matrix(DType::Q4_K, 301, cols, rng);
+  const Matrix k = random_matrix(DType::Q6_K, 37, cols, rng);
+  const Matrix v = random_matrix(DType::Q8_0, 64, cols, rng);
+  const std::vector<float> x = random_vector(cols, rng);
+  for_each_target([&] {
+    std::vector<float> yq(301), yk(37), yv(64);
+    const GemvOutput outs[] = {{q.dt, q.bytes.data(), q.rows, yq.data()},
+                               {k.dt, k.bytes.data(), k.rows, yk.data()},
+                               {v.dt, v.bytes.data(), v.rows, yv.data()}};
+    gemv_multi(outs, cols, x.data());
+    check_close(yq, reference_gemm(q, x.data(), 1));
+    check_close(yk, reference_gemm(k, x.data(), 1));
+    check_close(yv, reference_gemm(v, x.data(), 1));
+  });
+}
+
+TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding, stories260K F32) matches on every target", "[gemv][real]") {
+  test::ScratchDir scratch;
+  const std::string smol = std::string(CK_MODELS_DIR) + "/SmolLM2-135M-Instruct.Q4_1.gguf";
+  const std::string stories = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  test::run_oracle({"tensor " + smol + " token_embd.weight 777 " + scratch.file("a.raw").string() + " " +
+                        scratch.file("a.f32").string(),
+                    "tensor " + stories + " blk.2.ffn_down.weight 64 " + scratch.file("b.raw").string() + " " +
+                        scratch.file("b.f32").string()},
+                   scratch);
+  std::mt19937 rng(11);
+  const Matrix mats[] = {{DType::Q8_0, 777, 576, test::read_bytes(scratch.file("a.raw"))},
+                         {DType::F32, 64, 172, test::read_bytes(scratch.file("b.raw"))}};
+  for (const Matrix& m : mats) {
+    REQUIRE(m.bytes.size() == row_bytes(traits(m.dt), m.cols) * m.rows);
+    const std::vector<float> X = random_vector(3 * m.cols, rng);
+    const Reference ref = reference_gemm(m, X.data(), 3);
+    for_each_target([&] {
+      std::vector<float> Y(static_cast<size_t>(3 * m.rows));
+      gemm(m.dt, m.bytes.data(), m.rows, m.cols, X.data(), 3, Y.data());
+      check_close(Y, ref);
+    });
+  }
+}
+
+TEST_CASE("gemv rejects non-native dtypes and ragged rows", "[gemv]") {
+  std::vector<uint8_t> w(4096);
+  std::vector<float> x(512), y(4);
+  CHECK_THROWS_WITH(gemv(DType::Q4_1, w.data(), 1, 32, x.data(), y.data()), Catch::Contains("no kernel for Q4_1"));
+  CHECK_THROWS_WITH(gemv(DType::Q4_K, w.data(), 1, 300, x.data(), y.data()), Catch::Contains("multiple of 256"));
+  CHECK_THROWS_WITH(force_simd_target("NOPE"), Catch::Contains("not available"));
+}
+
+}  // namespace ck
