@@ -1,6 +1,5 @@
 #include "tokenizer/bpe_model.h"
 
-#include <cstdio>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -33,7 +32,7 @@ struct BigramOrder {
 }  // namespace
 
 BpeModel::BpeModel(const VocabData& vocab, const TokenIndex& index)
-    : index_(index), pretokenizer_(vocab.pre), unk_id_(vocab.unk_id) {
+    : index_(index), pretokenizer_(vocab.pre) {
   merges_.reserve(vocab.merges.size());
   for (size_t i = 0; i < vocab.merges.size(); ++i) {
     const std::string& line = vocab.merges[i];
@@ -105,17 +104,11 @@ void BpeModel::encode_word(std::string_view word, std::vector<int32_t>& out) con
     try_add(top.left, left.next);
   }
 
+  // A byte the vocabulary cannot spell (SmolLM2 lacks 0xFF, for one) is
+  // dropped, as llama.cpp and Hugging Face tokenizers (no unk_token) do:
+  // the unknown token of byte-level vocabularies is often also end-of-text.
   for (int32_t i = 0; i != -1; i = symbols[i].next) {
-    if (symbols[i].id >= 0) {
-      out.push_back(symbols[i].id);
-    } else if (unk_id_ >= 0) {
-      out.push_back(unk_id_);
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<uint8_t>(word[i]));
-      throw std::runtime_error(std::string("tokenizer: byte ") + hex +
-                               " has no token in this byte-level vocabulary and there is no unknown token");
-    }
+    if (symbols[i].id >= 0) out.push_back(symbols[i].id);
   }
 }
 

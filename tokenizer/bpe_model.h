@@ -42,7 +42,6 @@ class BpeModel {
   Pretokenizer pretokenizer_;
   std::unordered_map<uint64_t, Merge> merges_;
   std::array<int32_t, 256> byte_tokens_{};  // the one-character token of each byte; -1 = none
-  int32_t unk_id_;
 };
 
 }  // namespace ck::tok

@@ -45,8 +45,7 @@ void append_from_byte_level(std::string_view text, std::string& out) {
   size_t pos = 0;
   while (pos < text.size()) {
     const auto lead = static_cast<uint8_t>(text[pos]);
-    size_t len = utf8::lead_length(lead);
-    if (pos + len > text.size()) len = text.size() - pos;
+    const size_t len = utf8::char_length(text.substr(pos));
     uint32_t cp = lead;
     if (len == 2) cp = ((lead & 0x1Fu) << 6) | (static_cast<uint8_t>(text[pos + 1]) & 0x3Fu);
     const bool mapped = (len == 1 && cp < 0x80) || (len == 2 && cp < kCodepointToByte.size());

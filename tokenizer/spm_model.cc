@@ -61,7 +61,7 @@ void SpmModel::encode(std::string_view text, std::vector<int32_t>& out) const {
   std::vector<Symbol> symbols;
   symbols.reserve(text.size());
   for (size_t pos = 0; pos < text.size();) {
-    const size_t len = std::min(utf8::lead_length(static_cast<uint8_t>(text[pos])), text.size() - pos);
+    const size_t len = utf8::char_length(text.substr(pos));
     const auto index = static_cast<int32_t>(symbols.size());
     symbols.push_back({static_cast<uint32_t>(pos), static_cast<uint32_t>(len), index - 1,
                        pos + len == text.size() ? -1 : index + 1});

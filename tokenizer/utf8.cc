@@ -59,6 +59,12 @@ size_t well_formed_length(std::string_view s, size_t* valid_prefix) {
 
 }  // namespace
 
+size_t char_length(std::string_view s) {
+  size_t prefix = 0;
+  const size_t len = well_formed_length(s, &prefix);
+  return len > 0 ? len : 1;
+}
+
 size_t copy_valid(std::string_view in, bool final, std::string& out) {
   size_t pos = 0;
   while (pos < in.size()) {

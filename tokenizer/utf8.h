@@ -8,14 +8,13 @@
 
 namespace ck::tok::utf8 {
 
-// The length a lead byte announces, as llama.cpp's unicode_len_utf8 computes
-// it from the top four bits: stray continuation bytes count as 1, and the
-// following bytes are not checked. The encoders must split text exactly like
-// the reference, invalid input included, so this is deliberately not a validator.
-inline size_t lead_length(uint8_t lead) {
-  static constexpr uint8_t kLen[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
-  return kLen[lead >> 4];
-}
+// The length of the character starting `s` (non-empty): that of the
+// well-formed UTF-8 sequence there, or 1 for a byte that starts none (a
+// stray continuation byte, a cut-off or overlong sequence, 0xF5..0xFF).
+// llama.cpp takes the length from the lead byte alone, so an invalid lead
+// swallows the bytes after it; on valid UTF-8 both agree, and this way an
+// invalid byte never takes a neighbour's bytes with it.
+size_t char_length(std::string_view s);
 
 // Appends the UTF-8 encoding of code point `cp` (at most U+10FFFF) to `out`.
 void append(uint32_t cp, std::string& out);

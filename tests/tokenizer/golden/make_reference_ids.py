@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Regenerates reference_ids.json: token ids for a few sentences from tokenizers
+that share no code with ours, built from the same GGUF vocabularies.
+
+- stories260K (SentencePiece-style): Google's `sentencepiece` library, with a
+  ModelProto assembled from tokenizer.ggml.{tokens,scores,token_type}
+  (model_type BPE, byte fallback, dummy prefix, no whitespace folding: the
+  settings of the Llama-2 tokenizer that TinyStories models use).
+- SmolLM2 (byte-level BPE): Hugging Face `tokenizers` (Rust), with the BPE
+  model from tokenizer.ggml.{tokens,merges} and SmolLM2's tokenizer.json
+  pre-tokenizer: Sequence[Digits(individual_digits), ByteLevel(no prefix space)];
+  control tokens are added as special tokens, so they are matched in text.
+
+Run from the repository root (needs: pip install gguf sentencepiece protobuf tokenizers):
+    python3 tests/tokenizer/golden/make_reference_ids.py
+"""
+import json
+import os
+import sys
+
+import gguf
+from sentencepiece import SentencePieceProcessor
+from sentencepiece import sentencepiece_model_pb2 as spm_pb2
+from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+STORIES = os.path.join(ROOT, "..", "shared", "data", "models", "stories260K.gguf")
+SMOLLM = os.path.join(ROOT, "models", "SmolLM2-135M-Instruct.Q4_1.gguf")
+
+SENTENCES = [
+    "Once upon a time, there was a little girl named Lily.",
+    "She loved to play outside in the park with her dog, Max!",
+    "The quick brown fox jumps over the lazy dog 1234567890 times.",
+    "  Two leading spaces,\ttabs\tand\nnew lines\n\nand trailing   ",
+    "Caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u2014 \U0001F600 \u65e5\u672c\u8a9e \u0416\u0438\u0437\u043d\u044c",
+    "I'm sure you'll like it, won't you? We've done it.",
+]
+CHATML = "<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n"
+
+
+def field(reader, key):
+    f = reader.fields[key]
+    if f.types[0] == gguf.GGUFValueType.ARRAY:
+        if f.types[-1] == gguf.GGUFValueType.STRING:
+            return [bytes(f.parts[i]).decode("utf-8") for i in f.data]
+        return [f.parts[i][0].item() for i in f.data]
+    return f.parts[f.data[0]][0].item()
+
+
+def sentencepiece_ids(path):
+    r = gguf.GGUFReader(path)
+    tokens, scores, types = (field(r, "tokenizer.ggml." + k) for k in ("tokens", "scores", "token_type"))
+    proto = spm_pb2.ModelProto()
+    proto.trainer_spec.model_type = spm_pb2.TrainerSpec.BPE
+    proto.trainer_spec.byte_fallback = True
+    proto.trainer_spec.unk_id = field(r, "tokenizer.ggml.unknown_token_id")
+    proto.trainer_spec.bos_id = field(r, "tokenizer.ggml.bos_token_id")
+    proto.trainer_spec.eos_id = field(r, "tokenizer.ggml.eos_token_id")
+    proto.trainer_spec.pad_id = -1
+    proto.normalizer_spec.name = "identity"
+    proto.normalizer_spec.add_dummy_prefix = True
+    proto.normalizer_spec.remove_extra_whitespaces = False
+    proto.normalizer_spec.escape_whitespaces = True
+    for text, score, kind in zip(tokens, scores, types):
+        piece = proto.pieces.add()
+        piece.piece, piece.score, piece.type = text, score, kind
+    sp = SentencePieceProcessor(model_proto=proto.SerializeToString())
+    return [{"text": s, "ids": sp.encode(s)} for s in SENTENCES]
+
+
+def hf_byte_level_ids(path):
+    r = gguf.GGUFReader(path)
+    tokens, types, merges = (field(r, "tokenizer.ggml." + k) for k in ("tokens", "token_type", "merges"))
+    vocab = {t: i for i, t in enumerate(tokens)}
+    bpe = models.BPE(vocab=vocab, merges=[tuple(m.split(" ", 1)) for m in merges])
+    tok = Tokenizer(bpe)
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t, k in zip(tokens, types) if k == 3])
+    cases = [{"text": s, "ids": tok.encode(s, add_special_tokens=False).ids} for s in SENTENCES]
+    cases.append({"text": CHATML, "ids": tok.encode(CHATML, add_special_tokens=False).ids, "parse_special": True})
+    return cases
+
+
+def main():
+    out = {"stories260K": sentencepiece_ids(STORIES), "smollm2": hf_byte_level_ids(SMOLLM)}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ids.json")
+    with open(path, "w", encoding="utf-8") as f:
+        # One case per line, so that a change shows up as a readable diff.
+        f.write("{\n" + ",\n".join(
+            json.dumps(name) + ": [\n" + ",\n".join("  " + json.dumps(c, ensure_ascii=False) for c in cases) + "\n]"
+            for name, cases in out.items()) + "\n}\n")
+    print("wrote", path, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+// decode(encode(text)) gives the text back, for real text (WikiText-2) and for
+// random byte strings mixing ASCII, multi-byte characters and invalid UTF-8,
+// in both vocabulary families. Invalid bytes are kept as bytes (byte-level
+// BPE spells bytes, SPM falls back to its <0xNN> tokens), except bytes a
+// byte-level vocabulary has no token for, which are dropped.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "tests/tokenizer/vocab_files.h"
+#include "tokenizer/byte_unicode.h"
+
+namespace {
+
+std::string random_bytes(std::mt19937& rng) {
+  static const char* const kPieces[] = {"a", "Z", " ", "  ", "\n", "\t", "'s", "123", "é", "ß", "Ж", "日本", "😀",
+                                        "\xE2\x80\x94", ".", "<", "|", "\r\n"};
+  std::uniform_int_distribution<int> kind(0, 3), len(0, 40), piece(0, std::size(kPieces) - 1), byte(0, 255);
+  std::string s;
+  for (int i = len(rng); i > 0; --i) {
+    if (kind(rng) == 0) {
+      s += static_cast<char>(byte(rng));  // often invalid UTF-8: stray continuation, truncated lead, 0xFF
+    } else {
+      s += kPieces[piece(rng)];
+    }
+  }
+  return s;
+}
+
+// SPM writes spaces as U+2581, so a U+2581 in the input comes back as a space
+// (as in sentencepiece and llama.cpp).
+std::string spm_expected(std::string s) {
+  for (size_t at; (at = s.find("\xE2\x96\x81")) != std::string::npos;) s.replace(at, 3, " ");
+  return s;
+}
+
+// Byte-level BPE drops the bytes that no token spells (llama.cpp and HF do too).
+std::string bpe_expected(const ck::tok::VocabData& vocab, const std::string& s) {
+  std::string kept;
+  for (char c : s) {
+    std::string spelled;
+    ck::tok::append_byte_level(std::string_view(&c, 1), spelled);
+    if (std::find(vocab.tokens.begin(), vocab.tokens.end(), spelled) != vocab.tokens.end()) kept += c;
+  }
+  return kept;
+}
+
+void check_random(const std::filesystem::path& path) {
+  const auto vocab = ck::test::read_vocab(path);
+  const ck::tok::Tokenizer tokenizer(vocab);
+  std::mt19937 rng(1234);
+  for (int i = 0; i < 500; ++i) {
+    const std::string text = random_bytes(rng);
+    const auto ids = tokenizer.encode(text, /*add_special=*/true, /*parse_special=*/false);
+    for (int32_t id : ids) REQUIRE((id >= 0 && id < tokenizer.n_vocab()));
+    CHECK(tokenizer.decode(ids) == (tokenizer.is_spm() ? spm_expected(text) : bpe_expected(vocab, text)));
+  }
+}
+
+const std::string& wikitext() {
+  static const std::string text =
+      ck::test::read_file(ck::test::shared_data() / "wikitext-2" / "wikitext-2-raw-v1.test.txt");
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("WikiText-2 round trip, stories260K", "[tokenizer][roundtrip]") {
+  const auto tokenizer = ck::test::load_tokenizer(ck::test::stories_gguf());
+  const auto ids = tokenizer.encode(wikitext(), true, false);
+  CHECK(ids.size() > wikitext().size() / 4);
+  CHECK(tokenizer.decode(ids) == wikitext());
+}
+
+TEST_CASE("WikiText-2 round trip, SmolLM2", "[tokenizer][roundtrip]") {
+  const auto tokenizer = ck::test::load_tokenizer(ck::test::smollm_gguf());
+  const auto ids = tokenizer.encode(wikitext(), true, false);
+  CHECK(ids.size() > wikitext().size() / 8);
+  CHECK(tokenizer.decode(ids) == wikitext());
+}
+
+TEST_CASE("random and invalid UTF-8 round trip, stories260K", "[tokenizer][roundtrip]") {
+  check_random(ck::test::stories_gguf());
+}
+
+TEST_CASE("random and invalid UTF-8 round trip, SmolLM2", "[tokenizer][roundtrip]") {
+  check_random(ck::test::smollm_gguf());
+}
