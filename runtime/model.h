@@ -11,6 +11,8 @@
 
 namespace ck {
 
+struct Weights;  // runtime/weights.h
+
 struct LoadOptions {
   bool verify = false;  // check the bump payload's SHA-256 before use
 };
@@ -24,6 +26,7 @@ class Model {
   const ModelConfig& config() const;
   const tok::Tokenizer& tokenizer() const;
   const BumpFile& file() const;
+  const Weights& weights() const;  // views into file(), validated against config()
   const std::filesystem::path& path() const;  // the .bump actually mapped
 
   size_t weight_bytes() const;       // bytes of all weight tensors in the arena

@@ -1,0 +1,15 @@
+// Model features the llama / qwen2 forward pass does not implement, found in
+// the metadata, refused at load rather than producing wrong text.
+#pragma once
+#include <string>
+
+#include "loader/metadata.h"
+
+namespace ck {
+
+// Throws std::runtime_error naming the feature and its metadata key:
+// sliding-window attention, mixture of experts, RoPE scaling, LayerNorm
+// instead of RMSNorm, logit soft-capping.
+void refuse_unsupported_features(const Metadata& meta, const std::string& arch, const std::string& source);
+
+}  // namespace ck

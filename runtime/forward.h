@@ -1,0 +1,20 @@
+// The llama / qwen2 forward pass over a batch of consecutive tokens.
+#pragma once
+#include <cstdint>
+
+#include "loader/model_config.h"
+#include "runtime/run_state.h"
+#include "runtime/weights.h"
+
+namespace ck {
+
+// Runs tokens[0 .. n) at positions pos .. pos + n - 1 (1 <= n <= s.n_batch,
+// pos + n <= s.n_ctx, ids valid: the Session checks), appending their keys and
+// values to the cache. One token takes the matrix-vector path (decode), more
+// the matrix-matrix path that reads each weight once per batch (prefill).
+// Writes the logits of the last token to s.logits, or of every token to
+// all_logits (n x vocab) when it is not null. Allocates nothing.
+void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n, int pos,
+             float* all_logits);
+
+}  // namespace ck

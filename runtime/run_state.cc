@@ -1,0 +1,60 @@
+#include "runtime/run_state.h"
+
+namespace ck {
+namespace {
+
+// The float counts of each RunState buffer, in one place for sizing and allocating.
+struct BufferSizes {
+  size_t x, q, kv, gate_up, hidden, scores, logits, cache, rope;
+};
+
+BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
+  const size_t B = static_cast<size_t>(n_batch);
+  return {
+      .x = B * c.dim,
+      .q = B * c.q_dim(),
+      .kv = B * c.kv_dim(),
+      .gate_up = B * 2 * c.ffn_dim,
+      .hidden = B * c.ffn_dim,
+      .scores = static_cast<size_t>(n_scratch) * n_ctx,
+      .logits = static_cast<size_t>(c.vocab_size),
+      .cache = static_cast<size_t>(c.n_layers) * n_ctx * c.kv_dim(),
+      .rope = static_cast<size_t>(n_ctx) * c.rope_dim,  // cos and sin, rope_dim/2 each
+  };
+}
+
+std::unique_ptr<float[]> buffer(size_t n) { return std::make_unique_for_overwrite<float[]>(n); }
+
+}  // namespace
+
+size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
+  const BufferSizes s = buffer_sizes(c, n_ctx, n_batch, n_scratch);
+  // x, xb, proj: dim; q, att_out: q_dim; k, v: kv_dim; two caches.
+  return sizeof(float) *
+         (3 * s.x + 2 * s.q + 2 * s.kv + s.gate_up + s.hidden + s.scores + s.logits + 2 * s.cache + s.rope);
+}
+
+RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
+  const BufferSizes s = buffer_sizes(c, n_ctx, n_batch, n_scratch);
+  RunState r;
+  r.n_ctx = n_ctx;
+  r.n_batch = n_batch;
+  r.n_scratch = n_scratch;
+  r.x = buffer(s.x);
+  r.xb = buffer(s.x);
+  r.q = buffer(s.q);
+  r.k = buffer(s.kv);
+  r.v = buffer(s.kv);
+  r.att_out = buffer(s.q);
+  r.proj = buffer(s.x);
+  r.gate_up = buffer(s.gate_up);
+  r.hidden = buffer(s.hidden);
+  r.scores = buffer(s.scores);
+  r.logits = buffer(s.logits);
+  r.key_cache = buffer(s.cache);
+  r.value_cache = buffer(s.cache);
+  r.rope = std::make_unique<RopeTable>(n_ctx, c.rope_dim, c.rope_base);
+  return r;
+}
+
+}  // namespace ck

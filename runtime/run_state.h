@@ -1,0 +1,52 @@
+// Everything the forward pass writes: activation buffers for one batch of
+// tokens and the KV cache for the whole context, allocated once by the
+// Session and never resized. Shapes in the comments; B = n_batch.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "kernels/ops.h"
+#include "loader/model_config.h"
+
+namespace ck {
+
+struct RunState {
+  int n_ctx = 0;      // positions the KV cache holds
+  int n_batch = 0;    // most tokens per forward() call
+  int n_scratch = 0;  // attention score rows: the most threads attention may use
+
+  std::unique_ptr<float[]> x;        // (B, dim) residual stream
+  std::unique_ptr<float[]> xb;       // (B, dim) normalized input of a sub-block
+  std::unique_ptr<float[]> q;        // (B, q_dim) queries
+  std::unique_ptr<float[]> k;        // (B, kv_dim) new keys, before they go to the cache
+  std::unique_ptr<float[]> v;        // (B, kv_dim) new values
+  std::unique_ptr<float[]> att_out;  // (B, q_dim) attention output, heads side by side
+  std::unique_ptr<float[]> proj;     // (B, dim) output of wo / w_down, added to x
+  std::unique_ptr<float[]> gate_up;  // (B, 2 * ffn_dim) gate then up, per token
+  std::unique_ptr<float[]> hidden;   // (B, ffn_dim) silu(gate) * up
+  std::unique_ptr<float[]> scores;   // (n_scratch, n_ctx) attention weights, one row per thread
+  std::unique_ptr<float[]> logits;   // (vocab) of the last token
+
+  // KV cache, (n_layers, n_kv_heads, n_ctx, head_dim) each: for one layer and
+  // one KV head, the keys of all positions are consecutive rows, so a query
+  // scans one contiguous block (see docs/decoder.md).
+  std::unique_ptr<float[]> key_cache;
+  std::unique_ptr<float[]> value_cache;
+
+  std::unique_ptr<RopeTable> rope;  // cos/sin for positions 0 .. n_ctx-1
+
+  // Offset of (layer, kv_head, pos) in key_cache / value_cache.
+  size_t kv_offset(const ModelConfig& c, int layer, int kv_head, int pos) const {
+    return ((static_cast<size_t>(layer) * c.n_kv_heads + kv_head) * n_ctx + pos) * c.head_dim;
+  }
+};
+
+// Bytes RunState would allocate (buffers, KV cache, RoPE table).
+size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch);
+
+// Allocates every buffer (contents uninitialized: the forward pass writes
+// before it reads).
+RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch);
+
+}  // namespace ck

@@ -1,0 +1,30 @@
+// Golden logits from scripts/reference/make_golden.py and the models they
+// were computed for.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ck::test {
+
+struct Golden {
+  std::string name;
+  std::filesystem::path model;    // the .gguf (shared-data models: a private copy)
+  std::vector<int32_t> tokens;    // the prompt ids
+  std::vector<int> positions;     // positions whose logits are stored
+  int n_vocab = 0;
+  std::vector<float> logits;      // positions.size() x n_vocab
+  std::vector<int32_t> greedy;    // the reference's greedy continuation
+};
+
+Golden load_golden(const std::string& name);
+
+// The paths of the test models (stories260K: a private copy, converted
+// there, never beside the shared data); model_available() is false when a
+// downloaded model is missing (scripts/fetch-models.sh fetches it).
+std::filesystem::path stories_gguf();
+std::filesystem::path smollm2_gguf();
+bool model_available(const std::filesystem::path& p);
+
+}  // namespace ck::test
