@@ -1,0 +1,79 @@
+// ck-tokenize: shows how a model's tokenizer splits a text. Prints one
+// "id -> 'piece'" line per token, or with --ids only the ids on one line;
+// what it did and how long it took goes to stderr.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "apps/common/app_main.h"
+#include "apps/tokenize/load_vocab.h"
+#include "tokenizer/tokenizer.h"
+
+namespace {
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open the text file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tokenize text with a model's vocabulary (GGUF, vocabulary-only GGUF, or bump)", "ck-tokenize"};
+  std::string model = ck::app::default_model_path().string();
+  std::string prompt, file;
+  bool ids_only = false, no_bos = false, parse_special = false;
+  app.add_option("-m,--model", model, "Model file: a .gguf (a vocabulary-only one is enough) or a .bump")
+      ->capture_default_str();
+  auto* p = app.add_option("-p,--prompt", prompt, "The text to tokenize");
+  auto* f = app.add_option("-f,--file", file, "Read the text to tokenize from FILE (bytes as they are)");
+  p->excludes(f);
+  f->excludes(p);
+  app.add_flag("--ids", ids_only, "Print only the token ids, space-separated, on one line");
+  app.add_flag("--no-bos", no_bos,
+               "Do not add the BOS/EOS tokens the vocabulary asks for (tokenizer.ggml.add_bos_token / add_eos_token)");
+  app.add_flag("--parse-special", parse_special,
+               "Turn control tokens written in the text (e.g. <|im_start|>) into those tokens; "
+               "otherwise they are tokenized as plain text");
+  return ck::app::run_app(app, argc, argv, [&] {
+    if (p->count() == 0 && f->count() == 0) throw std::runtime_error("give the text with -p TEXT or -f FILE");
+    const std::string text = f->count() > 0 ? read_text_file(file) : prompt;
+
+    const auto load_start = std::chrono::steady_clock::now();
+    const ck::tok::Tokenizer tokenizer(ck::app::load_vocab(model));
+    const double load_ms = ms_since(load_start);
+
+    const auto encode_start = std::chrono::steady_clock::now();
+    const auto ids = tokenizer.encode(text, /*add_special=*/!no_bos, parse_special);
+    const double encode_ms = ms_since(encode_start);
+
+    std::string out;
+    if (ids_only) {
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (i > 0) out += ' ';
+        out += std::to_string(ids[i]);
+      }
+      out += '\n';
+    } else {
+      char number[16];
+      for (int32_t id : ids) {
+        std::snprintf(number, sizeof number, "%6d", id);
+        out += std::string(number) + " -> '" + tokenizer.token_to_piece(id, /*render_special=*/true) + "'\n";
+      }
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fprintf(stderr, "ck-tokenize: %zu bytes -> %zu tokens in %.2f ms (%.1f MB/s); vocabulary of %d loaded in %.1f ms\n",
+                 text.size(), ids.size(), encode_ms, encode_ms > 0 ? text.size() / encode_ms / 1e3 : 0.0,
+                 tokenizer.n_vocab(), load_ms);
+    return 0;
+  });
+}
