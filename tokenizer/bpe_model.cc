@@ -32,8 +32,7 @@ struct BigramOrder {
 }  // namespace
 
 BpeModel::BpeModel(const VocabData& vocab, const TokenIndex& index)
-    : index_(index), pretokenizer_(vocab.pre) {
-  merges_.reserve(vocab.merges.size());
+    : index_(index), pretokenizer_(vocab.pre), merges_(vocab.merges.size()) {
   for (size_t i = 0; i < vocab.merges.size(); ++i) {
     const std::string& line = vocab.merges[i];
     // Split at the first space after the first character, as llama.cpp does.
@@ -49,7 +48,7 @@ BpeModel::BpeModel(const VocabData& vocab, const TokenIndex& index)
     if (right_id < 0) throw fail("'" + std::string(right) + "' is not in the vocabulary");
     const int32_t result = index_.find(std::string(left) + std::string(right));
     if (result < 0) throw fail("the merged token is not in the vocabulary");
-    merges_.emplace(pair_key(left_id, right_id), Merge{static_cast<int32_t>(i), result});
+    merges_.insert(left_id, right_id, {static_cast<int32_t>(i), result});
   }
   for (int b = 0; b < 256; ++b) {
     std::string spelled;
@@ -86,7 +85,7 @@ void BpeModel::encode_word(std::string_view word, std::vector<int32_t>& out) con
     if (left < 0 || right < 0) return;
     const int32_t left_id = symbols[left].id, right_id = symbols[right].id;
     if (left_id < 0 || right_id < 0) return;
-    if (const Merge* merge = find_merge(left_id, right_id)) queue.push({merge->rank, left, right, left_id, right_id});
+    if (const auto* merge = merges_.find(left_id, right_id)) queue.push({merge->rank, left, right, left_id, right_id});
   };
   for (int32_t i = 1; i < static_cast<int32_t>(symbols.size()); ++i) try_add(i - 1, i);
 
@@ -96,7 +95,7 @@ void BpeModel::encode_word(std::string_view word, std::vector<int32_t>& out) con
     Symbol& left = symbols[top.left];
     Symbol& right = symbols[top.right];
     if (!left.alive || !right.alive || left.id != top.left_id || right.id != top.right_id) continue;
-    left.id = find_merge(top.left_id, top.right_id)->result;
+    left.id = merges_.find(top.left_id, top.right_id)->result;
     right.alive = false;
     left.next = right.next;
     if (right.next >= 0) symbols[right.next].prev = top.left;

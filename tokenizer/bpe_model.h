@@ -6,9 +6,9 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "tokenizer/merge_table.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/token_index.h"
 #include "tokenizer/vocab.h"
@@ -25,22 +25,11 @@ class BpeModel {
   void encode(std::string_view text, std::vector<int32_t>& out) const;
 
  private:
-  struct Merge {
-    int32_t rank;
-    int32_t result;  // the id of the merged token
-  };
-  static uint64_t pair_key(int32_t left, int32_t right) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
-  }
-  const Merge* find_merge(int32_t left, int32_t right) const {
-    auto it = merges_.find(pair_key(left, right));
-    return it == merges_.end() ? nullptr : &it->second;
-  }
   void encode_word(std::string_view word, std::vector<int32_t>& out) const;
 
   const TokenIndex& index_;
   Pretokenizer pretokenizer_;
-  std::unordered_map<uint64_t, Merge> merges_;
+  MergeTable merges_;
   std::array<int32_t, 256> byte_tokens_{};  // the one-character token of each byte; -1 = none
 };
 

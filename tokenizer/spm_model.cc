@@ -1,7 +1,7 @@
 #include "tokenizer/spm_model.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <queue>
 #include <stdexcept>
 #include <string>
 
@@ -32,6 +32,11 @@ struct BigramOrder {
 
 }  // namespace
 
+struct SpmModel::Scratch {
+  std::vector<Symbol> symbols;
+  std::vector<Bigram> queue;  // a binary heap ordered by BigramOrder
+};
+
 SpmModel::SpmModel(const VocabData& vocab, const TokenIndex& index) : vocab_(vocab), index_(index) {
   for (int b = 0; b < 256; ++b) {
     char hex[8];
@@ -40,6 +45,13 @@ SpmModel::SpmModel(const VocabData& vocab, const TokenIndex& index) : vocab_(voc
     if (id < 0) id = index_.find(std::string(1, static_cast<char>(b)));
     if (id < 0) id = vocab_.unk_id;
     byte_tokens_[b] = id;
+  }
+  isolated_.fill(true);
+  for (const std::string& token : vocab_.tokens) {
+    if (token.size() < 2) continue;
+    for (char c : token) {
+      if (static_cast<uint8_t>(c) < 128) isolated_[static_cast<uint8_t>(c)] = false;
+    }
   }
 }
 
@@ -57,9 +69,24 @@ void SpmModel::append_bytes(std::string_view piece, std::vector<int32_t>& out) c
 }
 
 void SpmModel::encode(std::string_view text, std::vector<int32_t>& out) const {
+  Scratch scratch;
+  size_t begin = 0;
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    const auto c = static_cast<uint8_t>(text[pos]);
+    if (c >= 128 || !isolated_[c]) continue;
+    encode_chunk(text.substr(begin, pos - begin), scratch, out);
+    encode_chunk(text.substr(pos, 1), scratch, out);
+    begin = pos + 1;
+  }
+  encode_chunk(text.substr(begin), scratch, out);
+}
+
+void SpmModel::encode_chunk(std::string_view text, Scratch& scratch, std::vector<int32_t>& out) const {
   if (text.empty()) return;
-  std::vector<Symbol> symbols;
-  symbols.reserve(text.size());
+  std::vector<Symbol>& symbols = scratch.symbols;
+  std::vector<Bigram>& queue = scratch.queue;
+  symbols.clear();
+  queue.clear();
   for (size_t pos = 0; pos < text.size();) {
     const size_t len = utf8::char_length(text.substr(pos));
     const auto index = static_cast<int32_t>(symbols.size());
@@ -68,20 +95,21 @@ void SpmModel::encode(std::string_view text, std::vector<int32_t>& out) const {
     pos += len;
   }
 
-  std::vector<Bigram> storage;
-  storage.reserve(symbols.size());
-  std::priority_queue<Bigram, std::vector<Bigram>, BigramOrder> queue(BigramOrder{}, std::move(storage));
   auto try_add = [&](int32_t left, int32_t right) {
     if (left < 0 || right < 0) return;
     const uint32_t len = symbols[left].len + symbols[right].len;
     const int32_t id = index_.find(text.substr(symbols[left].begin, len));
-    if (id >= 0) queue.push({score(id), left, right, len});
+    if (id >= 0) {
+      queue.push_back({score(id), left, right, len});
+      std::push_heap(queue.begin(), queue.end(), BigramOrder{});
+    }
   };
   for (int32_t i = 1; i < static_cast<int32_t>(symbols.size()); ++i) try_add(i - 1, i);
 
   while (!queue.empty()) {
-    const Bigram top = queue.top();
-    queue.pop();
+    std::pop_heap(queue.begin(), queue.end(), BigramOrder{});
+    const Bigram top = queue.back();
+    queue.pop_back();
     Symbol& left = symbols[top.left];
     Symbol& right = symbols[top.right];
     if (left.len == 0 || right.len == 0 || left.len + right.len != top.len) continue;

@@ -24,12 +24,18 @@ class SpmModel {
 
  private:
   float score(int32_t id) const { return vocab_.scores.empty() ? 0.0f : vocab_.scores[id]; }
+  struct Scratch;  // the symbol list and merge queue, reused across chunks
+  void encode_chunk(std::string_view text, Scratch& scratch, std::vector<int32_t>& out) const;
   void append_bytes(std::string_view piece, std::vector<int32_t>& out) const;
 
   const VocabData& vocab_;
   const TokenIndex& index_;
   // Byte fallback: "<0xNN>", else the one-byte token, else unk; -1 = none.
   std::array<int32_t, 256> byte_tokens_{};
+  // ASCII characters that occur in no token longer than one character: no
+  // merge can ever cross them, so the text is cut there and each chunk merged
+  // on its own: the same tokens, with small queues instead of one per text.
+  std::array<bool, 128> isolated_{};
 };
 
 }  // namespace ck::tok
