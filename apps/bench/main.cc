@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <map>
 
+#include <spdlog/spdlog.h>
+
 #include "apps/bench/params.h"
 #include "apps/bench/printers.h"
 #include "apps/bench/runner.h"
 #include "apps/common/app_main.h"
+#include "apps/common/flag_aliases.h"
 #include "apps/common/progress.h"
-#include "kernels/bandwidth.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 
@@ -40,7 +42,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("-p,--n-prompt", prompt, "Prompt lengths (ppN tests): 512 or 128,512 or 64-512*2")->capture_default_str();
   app.add_option("-n,--n-gen", gen, "Generated lengths (tgN tests)")->capture_default_str();
-  app.add_option("-pg", pg, "Prompt then generation, PROMPT,GEN (ppP+tgG tests), repeatable");
+  app.add_option("--pg", pg, "Prompt then generation, PROMPT,GEN (ppP+tgG tests), repeatable (also -pg)");
   app.add_option("-d,--n-depth", depth, "Context depth each test starts at")->capture_default_str();
   app.add_option("-t,--threads", threads, "Thread counts, e.g. 1,2 or 1-4 (default: physical cores)");
   app.add_option("-b,--batch-size", n_batch, "Prefill batch")->capture_default_str()->check(CLI::PositiveNumber);
@@ -48,7 +50,8 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output, "Output format: md, csv, json, jsonl")->capture_default_str();
   app.add_flag("--no-warmup", no_warmup, "Skip the untimed warm-up run of each test");
 
-  return ck::app::run_app(app, argc, argv, [&] {
+  ck::app::AliasedArgs args(argc, argv, {{"-pg", "--pg"}});
+  return ck::app::run_app(app, args.argc(), args.argv(), [&] {
     const auto format = ck::bench::parse_output_format(output);
     std::vector<std::pair<int, int>> pgs;
     for (const auto& s : pg) pgs.push_back(ck::bench::parse_pg(s));
@@ -67,7 +70,9 @@ int main(int argc, char** argv) {
     ck::app::ProgressBar bar("ck-bench",
                              static_cast<int64_t>(models.size() * thread_counts.size() * tests.size() * runs_per_test));
     int64_t runs_done = 0;
-    std::map<int, double> bandwidth;  // measured once per thread count
+    // Read bandwidth per thread count, for the "% bw" column. 0 = unknown
+    // (shown as "?") until the kernels' bandwidth probe is available.
+    std::map<int, double> bandwidth;
 
     auto printer = ck::bench::make_printer(format, stdout);
     printer->header();
@@ -81,7 +86,6 @@ int main(int argc, char** argv) {
       base.n_batch = n_batch;
       for (int t : thread_counts) {
         ck::set_threads(t);
-        if (!bandwidth.count(t)) bandwidth[t] = ck::measure_read_bandwidth_gbs(t);
         for (const auto& test : tests) {
           ck::bench::Result r = base;
           r.n_threads = t;

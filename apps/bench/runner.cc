@@ -77,7 +77,7 @@ void run_test(const Model& model, Session& session, const TestSpec& test, const 
   auto random_tokens = [&](int n, bool starts_text) {
     std::vector<int32_t> t(static_cast<size_t>(n));
     for (auto& id : t) id = any_token(rng);
-    if (starts_text && n > 0 && model.file().vocab().add_bos) t[0] = tok.bos();
+    if (starts_text && n > 0 && tok.add_bos()) t[0] = tok.bos();
     return t;
   };
   r.test = test;

@@ -3,8 +3,8 @@
 namespace ck::app {
 
 void add_chat_flags(CLI::App& app, ChatOptions& opts) {
-  app.add_option("-sys,--system-prompt", opts.system_prompt, "System prompt for the conversation");
-  app.add_option("-sysf,--system-prompt-file", opts.system_prompt_file, "Read the system prompt from FILE")
+  app.add_option("--system-prompt", opts.system_prompt, "System prompt for the conversation (also -sys)");
+  app.add_option("--system-prompt-file", opts.system_prompt_file, "Read the system prompt from FILE (also -sysf)")
       ->check(CLI::ExistingFile);
   app.add_option("--chat-template", opts.chat_template,
                  "Chat template: a family name (chatml, llama2, llama3, zephyr, ...) or a template text; "

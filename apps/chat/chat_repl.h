@@ -5,6 +5,8 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "runtime/model.h"
 #include "runtime/sampler.h"
@@ -24,10 +26,15 @@ struct ChatOptions {
   std::string history_file;        // libedit history; empty = ~/.ck_history
 };
 
-// Adds the chat-only flags (-sys, -sysf, --chat-template, --single-turn) to
-// `app`, writing into `opts`. Sampling and -n flags belong to the caller, who
-// copies them into opts.sampling / opts.n_predict before run_chat.
+// Adds the chat-only flags (--system-prompt, --system-prompt-file,
+// --chat-template, --single-turn) to `app`, writing into `opts`. Sampling and
+// -n flags belong to the caller, who copies them into opts.sampling /
+// opts.n_predict before run_chat. CLI11 takes no multi-letter short flags:
+// respell llama.cpp's -sys / -sysf with kChatFlagAliases before parsing
+// (apps/common/flag_aliases.h).
 void add_chat_flags(CLI::App& app, ChatOptions& opts);
+inline constexpr std::pair<std::string_view, std::string_view> kChatFlagAliases[] = {
+    {"-sys", "--system-prompt"}, {"-sysf", "--system-prompt-file"}};
 
 // Runs the conversation until /exit, Ctrl-D, Ctrl-C at an empty prompt, or EOF
 // of a non-terminal stdin. Answers go to stdout, stats and notices to stderr.

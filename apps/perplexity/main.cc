@@ -61,6 +61,7 @@ class RunningPrinter {
   void finish() {
     bar_.clear();
     if (!tty_) std::printf("\n");
+    std::fflush(stdout);
   }
 
  private:
@@ -70,9 +71,8 @@ class RunningPrinter {
 
 int run_perplexity(ck::Model& model, const Options& o) {
   const auto& tok = model.tokenizer();
-  const auto& vocab = model.file().vocab();
-  if (vocab.add_eos) throw std::runtime_error("the model adds EOS after every text; perplexity is undefined for it");
-  const int32_t bos = vocab.add_bos ? tok.bos() : -1;
+  if (tok.add_eos()) throw std::runtime_error("the model adds EOS after every text; perplexity is undefined for it");
+  const int32_t bos = tok.add_bos() ? tok.bos() : -1;
 
   const std::string text = read_file(o.text_file);
   auto t0 = std::chrono::steady_clock::now();
@@ -115,6 +115,7 @@ int run_perplexity(ck::Model& model, const Options& o) {
   if (base) base->close();
 
   std::printf("Final estimate: PPL = %.4lf +/- %.5lf\n", stats.ppl(), stats.ppl_error());
+  std::fflush(stdout);
   const double n_eval = static_cast<double>(plan.n_chunk) * plan.n_ctx;
   std::fprintf(stderr, "ck-perplexity: %d chunks, %.0f tokens evaluated in %.2f s (%.1f tokens/s)%s%s\n", plan.n_chunk,
                n_eval, secs, n_eval / secs, base ? ", reference saved to " : "", base ? o.kld_base.c_str() : "");
@@ -129,8 +130,7 @@ int run_kl_divergence(ck::Model& model, const Options& o) {
     throw std::runtime_error(o.kld_base + ": saved with a vocabulary of " + std::to_string(h.n_vocab) +
                              " tokens, this model has " + std::to_string(tok.n_vocab()));
   }
-  const auto& vocab = model.file().vocab();
-  const int32_t bos = vocab.add_bos ? tok.bos() : -1;
+  const int32_t bos = tok.add_bos() ? tok.bos() : -1;
   ck::app::ChunkPlan plan = ck::app::plan_chunks(base.tokens().size(), static_cast<int>(h.n_ctx), o.n_chunks);
   if (o.n_ctx != static_cast<int>(h.n_ctx)) {
     std::fprintf(stderr, "ck-perplexity: using the reference's context of %u tokens (not -c %d)\n", h.n_ctx, o.n_ctx);
