@@ -31,6 +31,11 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
 // "<folder>/<stem>.config.json" for "<folder>/<stem>.bump".
 std::filesystem::path config_json_path(const std::filesystem::path& bump);
 
+// Where prepare_model keeps the bump of `gguf` when its folder is not
+// writable: $XDG_CACHE_HOME/ck (or ~/.cache/ck) / "<stem>.<hash of the
+// absolute path>.bump". Empty when neither variable is set.
+std::filesystem::path cached_bump_path(const std::filesystem::path& gguf);
+
 // A .bump file is returned as is. A .gguf file is matched to an existing bump
 // (next to it, else in $XDG_CACHE_HOME/ck or ~/.cache/ck) by the source size,
 // mtime and a SHA-256 of its first MiB recorded in the bump; when none

@@ -45,17 +45,22 @@ bool bump_matches(const fs::path& bump, const SourceFingerprint& fp) {
 
 }  // namespace
 
+fs::path cached_bump_path(const fs::path& gguf) {
+  const fs::path cache = cache_dir();
+  if (cache.empty()) return {};
+  // Two models with the same file name in different folders must not share
+  // a cache entry.
+  const std::string abs = fs::absolute(gguf).lexically_normal().string();
+  const std::string tag = to_hex(sha256({reinterpret_cast<const uint8_t*>(abs.data()), abs.size()})).substr(0, 12);
+  return cache / (gguf.stem().string() + "." + tag + ".bump");
+}
+
 fs::path prepare_model(const fs::path& path, const ConvertProgress& progress) {
   if (detect_file_kind(path) == FileKind::Bump) return path;
   const SourceFingerprint fp = fingerprint_file(path);
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   const fs::path beside = folder / (path.stem().string() + ".bump");
-  // Cache names carry a hash of the source's absolute path: two models with
-  // the same file name in different folders must not share a cache entry.
-  const std::string abs = fs::absolute(path).lexically_normal().string();
-  const std::string tag = to_hex(sha256({reinterpret_cast<const uint8_t*>(abs.data()), abs.size()})).substr(0, 12);
-  const fs::path cache = cache_dir();
-  const fs::path cached = cache.empty() ? fs::path() : cache / (path.stem().string() + "." + tag + ".bump");
+  const fs::path cached = cached_bump_path(path);
 
   for (const fs::path& candidate : {beside, cached}) {
     if (!candidate.empty() && bump_matches(candidate, fp)) {
@@ -69,7 +74,7 @@ fs::path prepare_model(const fs::path& path, const ConvertProgress& progress) {
       throw std::runtime_error(folder.string() + " is not writable and neither XDG_CACHE_HOME nor HOME is set: " +
                                "nowhere to put the converted " + path.filename().string());
     }
-    fs::create_directories(cache);
+    fs::create_directories(cached.parent_path());
     target = cached;
   }
   spdlog::info("converting {} -> {}", path.string(), target.string());

@@ -1,0 +1,72 @@
+#include "tests/loader/golden_check.h"
+
+#include <catch2/catch.hpp>
+
+#include "loader/sha256.h"
+
+namespace ck::test {
+
+namespace {
+
+// Same digest as scripts/gguf-golden.py's array_digest.
+std::string array_digest(const Metadata& meta, const std::string& key, GgufType element) {
+  Sha256 h;
+  auto add = [&](const void* p, size_t n) { h.update({static_cast<const uint8_t*>(p), n}); };
+  if (element == GgufType::String) {
+    const auto values = meta.get_string_array(key);  // a named optional: ranging over *temporary would dangle
+    for (const std::string& s : *values) {
+      const uint64_t n = s.size();
+      add(&n, 8);
+      add(s.data(), s.size());
+    }
+  } else if (element == GgufType::F32 || element == GgufType::F64) {
+    const auto values = meta.get_f32_array(key);
+    for (float v : *values) add(&v, 4);
+  } else {
+    const auto values = meta.get_i32_array(key);
+    for (int32_t v : *values) add(&v, 4);
+  }
+  return to_hex(h.finish());
+}
+
+}  // namespace
+
+std::string sha256_hex(std::span<const uint8_t> bytes) { return to_hex(sha256(bytes)); }
+
+void check_metadata(const Metadata& meta, const nlohmann::json& golden) {
+  for (const auto& g : golden) {
+    const std::string key = g["key"];
+    INFO("metadata key " << key);
+    const MetaEntry* e = meta.find(key);
+    REQUIRE(e != nullptr);
+    REQUIRE(std::string(gguf_type_name(e->type)) == g["type"].get<std::string>());
+    const std::string type = g["type"];
+    if (type == "array") {
+      const auto info = meta.get_array_info(key);
+      REQUIRE(std::string(gguf_type_name(info->element_type)) == g["element_type"].get<std::string>());
+      REQUIRE(info->count == g["count"].get<uint64_t>());
+      CHECK(array_digest(meta, key, info->element_type) == g["sha256"].get<std::string>());
+      const auto& head = g["head"];
+      if (info->element_type == GgufType::String) {
+        const auto values = *meta.get_string_array(key);
+        for (size_t i = 0; i < head.size(); ++i) CHECK(values[i] == head[i].get<std::string>());
+      } else if (info->element_type == GgufType::F32) {
+        const auto values = *meta.get_f32_array(key);
+        for (size_t i = 0; i < head.size(); ++i) CHECK(values[i] == head[i].get<float>());
+      } else {
+        const auto values = *meta.get_i32_array(key);
+        for (size_t i = 0; i < head.size(); ++i) CHECK(values[i] == head[i].get<int64_t>());
+      }
+    } else if (type == "string") {
+      CHECK(*meta.get_string(key) == g["value"].get<std::string>());
+    } else if (type == "bool") {
+      CHECK(*meta.get_bool(key) == g["value"].get<bool>());
+    } else if (type == "f32" || type == "f64") {
+      CHECK(*meta.get_f64(key) == g["value"].get<double>());
+    } else {
+      CHECK(*meta.get_i64(key) == g["value"].get<int64_t>());
+    }
+  }
+}
+
+}  // namespace ck::test
