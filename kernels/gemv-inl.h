@@ -133,32 +133,61 @@ struct Q8_0Kernel {
   }
 };
 
+// Two fp16 values (adjacent in memory) to float with the target's
+// conversion instruction (vcvtph2ps where there is one).
+HWY_INLINE void LoadHalf2(const uint16_t* p, float* out) {
+  const hn::CappedTag<float, 2> d2;
+  const hn::Rebind<hwy::float16_t, decltype(d2)> dh;
+  const auto* h = reinterpret_cast<const hwy::float16_t*>(p);
+  for (size_t i = 0; i < 2; i += hn::Lanes(d2)) hn::StoreU(hn::PromoteTo(d2, hn::LoadU(dh, h + i)), d2, out + i);
+}
+
 // Q4_K: w = d*sc[j]*q - dmin*m[j]. The q*x products are summed per
 // sub-block and scaled once; the minimum terms need only the sums of x per
 // sub-block (xsum32), which the caller computes once per x.
 struct Q4_KKernel {
-  static void Scales(const BlockQ4_K& b, float* dsc, float* dm) {
-    const float d = fp16_to_fp32(b.d);
-    const float dmin = fp16_to_fp32(b.dmin);
-    for (int j = 0; j < 8; ++j) {
-      uint8_t sc, m;
-      k_scale_min(j, b.scales, &sc, &m);
-      dsc[j] = d * sc;
-      dm[j] = dmin * m;
+  // dsc[j] = d * sc[j] and dm[j] = dmin * m[j] for the 8 sub-blocks: the
+  // 6-bit fields are unpacked four at a time in 32-bit words (as ggml does)
+  // and converted with vectors.
+  static HWY_INLINE void Scales(const BlockQ4_K& b, float* dsc, float* dm) {
+    uint32_t u[3];
+    std::memcpy(u, b.scales, sizeof(u));
+    const uint32_t packed[4] = {
+        u[0] & 0x3F3F3F3Fu,                                               // sc 0..3
+        (u[2] & 0x0F0F0F0Fu) | (((u[0] >> 6) & 0x03030303u) << 4),        // sc 4..7
+        u[1] & 0x3F3F3F3Fu,                                               // m 0..3
+        ((u[2] >> 4) & 0x0F0F0F0Fu) | (((u[1] >> 6) & 0x03030303u) << 4),  // m 4..7
+    };
+    const auto* bytes = reinterpret_cast<const uint8_t*>(packed);
+    float dd[2];
+    LoadHalf2(&b.d, dd);
+    const hn::CappedTag<float, 8> d8;
+    const hn::Rebind<int32_t, decltype(d8)> di8;
+    const hn::Rebind<uint8_t, decltype(d8)> du8;
+    const size_t N = hn::Lanes(d8);
+    for (size_t i = 0; i < 8; i += N) {
+      const auto sc = hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, bytes + i)));
+      const auto m = hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, bytes + 8 + i)));
+      hn::StoreU(hn::Mul(sc, hn::Set(d8, dd[0])), d8, dsc + i);
+      hn::StoreU(hn::Mul(m, hn::Set(d8, dd[1])), d8, dm + i);
     }
   }
   static float Dot(const uint8_t* row, int64_t cols, const float* x, const float* xsum32) {
     const DF df;
     const DI di;
+    const hn::CappedTag<float, 8> d8;
     const size_t N = hn::Lanes(df);
+    const size_t N8 = hn::Lanes(d8);
     const auto* b = reinterpret_cast<const BlockQ4_K*>(row);
     const VI mask = hn::Set(di, 0xF);
-    VF acc = hn::Zero(df);
-    float min_total = 0.0f;
+    VF acc0 = hn::Zero(df), acc1 = hn::Zero(df);
+    auto min_acc = hn::Zero(d8);
     for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K, xsum32 += 8) {
-      float dsc[8], dm[8];
+      HWY_ALIGN float dsc[8], dm[8];
       Scales(b[k], dsc, dm);
-      for (int j = 0; j < 8; ++j) min_total += dm[j] * xsum32[j];
+      for (size_t i = 0; i < 8; i += N8) {
+        min_acc = hn::MulAdd(hn::Load(d8, dm + i), hn::LoadU(d8, xsum32 + i), min_acc);
+      }
       for (int g = 0; g < 4; ++g) {
         const uint8_t* qs = b[k].qs + 32 * g;
         const float* xg = x + 64 * g;
@@ -168,11 +197,11 @@ struct Q4_KKernel {
           lo = hn::MulAdd(hn::ConvertTo(df, hn::And(q, mask)), hn::LoadU(df, xg + i), lo);
           hi = hn::MulAdd(hn::ConvertTo(df, hn::ShiftRight<4>(q)), hn::LoadU(df, xg + 32 + i), hi);
         }
-        acc = hn::MulAdd(lo, hn::Set(df, dsc[2 * g]), acc);
-        acc = hn::MulAdd(hi, hn::Set(df, dsc[2 * g + 1]), acc);
+        acc0 = hn::MulAdd(lo, hn::Set(df, dsc[2 * g]), acc0);
+        acc1 = hn::MulAdd(hi, hn::Set(df, dsc[2 * g + 1]), acc1);
       }
     }
-    return Sum(acc) - min_total;
+    return Sum(hn::Add(acc0, acc1)) - hn::GetLane(hn::SumOfLanes(d8, min_acc));
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;
@@ -181,7 +210,7 @@ struct Q4_KKernel {
     const auto* b = reinterpret_cast<const BlockQ4_K*>(row);
     const VI mask = hn::Set(di, 0xF);
     for (int64_t k = 0; k < cols / kQK_K; ++k, out += kQK_K) {
-      float dsc[8], dm[8];
+      HWY_ALIGN float dsc[8], dm[8];
       Scales(b[k], dsc, dm);
       for (int g = 0; g < 4; ++g) {
         const VF dlo = hn::Set(df, dsc[2 * g]), mlo = hn::Set(df, dm[2 * g]);

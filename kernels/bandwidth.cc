@@ -1,0 +1,54 @@
+#include "kernels/bandwidth.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace ck {
+namespace {
+
+constexpr size_t kBufferBytes = size_t{1} << 30;
+constexpr int kPasses = 5;
+
+// Eight independent sums so that the loads, not the adds, set the pace.
+uint64_t sum_words(const uint64_t* p, size_t n) {
+  uint64_t s[8] = {};
+  for (size_t i = 0; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) s[j] += p[i + j];
+  }
+  return s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
+}
+
+}  // namespace
+
+double measure_read_bandwidth_gbs(int threads) {
+  threads = std::max(1, threads);
+  const size_t n = kBufferBytes / sizeof(uint64_t);
+  std::unique_ptr<uint64_t[]> buf(new uint64_t[n]);
+  // First touch by the thread that will read each part (NUMA placement).
+#pragma omp parallel num_threads(threads)
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num()), nt = static_cast<size_t>(omp_get_num_threads());
+    std::fill(buf.get() + n * t / nt, buf.get() + n * (t + 1) / nt, t + 1);
+  }
+  double best = 0;
+  volatile uint64_t sink = 0;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const auto start = std::chrono::steady_clock::now();
+    uint64_t total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+    {
+      const size_t t = static_cast<size_t>(omp_get_thread_num()), nt = static_cast<size_t>(omp_get_num_threads());
+      total += sum_words(buf.get() + n * t / nt, n * (t + 1) / nt - n * t / nt);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    sink = sink + total;
+    best = std::max(best, static_cast<double>(kBufferBytes) / seconds / 1e9);
+  }
+  return best;
+}
+
+}  // namespace ck

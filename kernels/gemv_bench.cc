@@ -1,0 +1,89 @@
+// Weight-streaming speed of the GEMV kernels at the TinyLlama-1.1B matrix
+// shapes, and the read bandwidth they are measured against.
+//
+// Each benchmark cycles through enough copies of its matrix (>= 1 GiB, more
+// than the last-level cache) that every call reads its weights from DRAM, as
+// a decode step does. Counter "GB/s" = weight bytes streamed per second.
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/bandwidth.h"
+#include "kernels/gemv.h"
+#include "kernels/quantize.h"
+
+namespace {
+
+constexpr size_t kCycleBytes = size_t{1} << 30;
+constexpr size_t kHotBytes = 0;  // one copy: stays in cache, measures compute
+
+struct Copies {
+  std::vector<uint8_t> bytes;
+  size_t matrix_bytes;
+  size_t count;
+};
+
+Copies make_copies(ck::DType dt, int64_t rows, int64_t cols, size_t cycle_bytes) {
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<float> w(static_cast<size_t>(rows * cols));
+  for (auto& v : w) v = normal(rng);
+  Copies c;
+  c.matrix_bytes = ck::row_bytes(ck::traits(dt), cols) * static_cast<size_t>(rows);
+  c.count = std::max<size_t>(1, cycle_bytes / c.matrix_bytes + 1);
+  c.bytes.resize(c.matrix_bytes * c.count);
+  ck::quantize(dt, w.data(), c.bytes.data(), rows * cols);
+  for (size_t i = 1; i < c.count; ++i) std::memcpy(c.bytes.data() + i * c.matrix_bytes, c.bytes.data(), c.matrix_bytes);
+  return c;
+}
+
+void BM_gemv(benchmark::State& state, ck::DType dt, size_t cycle_bytes) {
+  const int64_t rows = state.range(0), cols = state.range(1);
+  omp_set_num_threads(static_cast<int>(state.range(2)));
+  const Copies c = make_copies(dt, rows, cols, cycle_bytes);
+  std::vector<float> x(static_cast<size_t>(cols), 0.5f), y(static_cast<size_t>(rows));
+  size_t i = 0;
+  for (auto _ : state) {
+    ck::gemv(dt, c.bytes.data() + (i++ % c.count) * c.matrix_bytes, rows, cols, x.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(c.matrix_bytes) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void Shapes(benchmark::internal::Benchmark* b) {
+  for (int threads : {1, 2}) {
+    for (auto [rows, cols] : {std::pair{2048, 2048}, {256, 2048}, {5632, 2048}, {2048, 5632}, {32000, 2048}}) {
+      b->Args({rows, cols, threads});
+    }
+  }
+  b->ArgNames({"rows", "cols", "threads"})->UseRealTime()->MinTime(0.5);
+}
+
+BENCHMARK_CAPTURE(BM_gemv, Q4_K, ck::DType::Q4_K, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q6_K, ck::DType::Q6_K, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q8_0, ck::DType::Q8_0, kCycleBytes)->Apply(Shapes);
+
+// The compute ceiling: a 2048x1024 matrix read again and again from cache,
+// one thread.
+void Hot(benchmark::internal::Benchmark* b) {
+  b->Args({1024, 2048, 1})->ArgNames({"rows", "cols", "threads"})->MinTime(0.3);
+}
+BENCHMARK_CAPTURE(BM_gemv, hot_Q4_K, ck::DType::Q4_K, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_F16, ck::DType::F16, kHotBytes)->Apply(Hot);
+
+void BM_read_bandwidth(benchmark::State& state) {
+  double gbs = 0;
+  for (auto _ : state) gbs = ck::measure_read_bandwidth_gbs(static_cast<int>(state.range(0)));
+  state.counters["GB/s"] = gbs;
+}
+BENCHMARK(BM_read_bandwidth)->Arg(1)->Arg(2)->ArgName("threads")->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
