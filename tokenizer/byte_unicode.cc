@@ -17,7 +17,7 @@ constexpr bool keeps_own_codepoint(unsigned b) {
 constexpr std::array<uint16_t, 256> make_byte_table() {
   std::array<uint16_t, 256> table{};
   unsigned next = 256;
-  for (unsigned b = 0; b < 256; ++b) table[b] = keeps_own_codepoint(b) ? b : next++;
+  for (unsigned b = 0; b < 256; ++b) table[b] = static_cast<uint16_t>(keeps_own_codepoint(b) ? b : next++);
   return table;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -93,82 +94,121 @@ std::optional<char> byte_token_value(std::string_view text) {
   return static_cast<char>(value);
 }
 
+// The token types llama.cpp works with: as stored (Normal when the file has
+// none), except that end markers count as Control even when the converter
+// wrote them as Normal or UserDefined.
+std::vector<TokenType> effective_types(const VocabData& v) {
+  std::vector<TokenType> types(v.tokens.size(), TokenType::Normal);
+  for (size_t i = 0; i < v.token_types.size(); ++i) types[i] = static_cast<TokenType>(v.token_types[i]);
+  for (size_t i = 0; i < v.tokens.size(); ++i) {
+    if (std::find(std::begin(kEndMarkers), std::end(kEndMarkers), v.tokens[i]) != std::end(kEndMarkers)) {
+      types[i] = TokenType::Control;
+    }
+  }
+  return types;
+}
+
+std::vector<int32_t> end_of_generation_ids(const VocabData& v) {
+  std::vector<int32_t> eog;
+  for (size_t i = 0; i < v.tokens.size(); ++i) {
+    if (std::find(std::begin(kEndMarkers), std::end(kEndMarkers), v.tokens[i]) != std::end(kEndMarkers)) {
+      eog.push_back(static_cast<int32_t>(i));
+    }
+  }
+  for (int32_t id : {v.eos_id, v.eot_id, v.eom_id}) {
+    if (id >= 0) eog.push_back(id);
+  }
+  std::sort(eog.begin(), eog.end());
+  eog.erase(std::unique(eog.begin(), eog.end()), eog.end());
+  return eog;
+}
+
+// The ids of the tokens of the given types, longest text first (the order
+// special tokens are looked for in the text).
+std::vector<int32_t> specials_longest_first(const VocabData& v, const std::vector<TokenType>& types,
+                                            std::initializer_list<TokenType> wanted) {
+  std::vector<int32_t> ids;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!v.tokens[i].empty() && std::find(wanted.begin(), wanted.end(), types[i]) != wanted.end()) {
+      ids.push_back(static_cast<int32_t>(i));
+    }
+  }
+  std::stable_sort(ids.begin(), ids.end(),
+                   [&](int32_t a, int32_t b) { return v.tokens[a].size() > v.tokens[b].size(); });
+  return ids;
+}
+
+// SentencePiece writes spaces as U+2581.
+std::string escape_spaces(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 4);
+  for (char c : text) {
+    if (c == ' ') {
+      out += kSpmSpace;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string unescape_spaces(std::string_view text) {
+  std::string out;
+  for (size_t pos = 0; pos < text.size();) {
+    if (text.substr(pos, kSpmSpace.size()) == kSpmSpace) {
+      out += ' ';
+      pos += kSpmSpace.size();
+    } else {
+      out += text[pos++];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 struct Tokenizer::Impl {
   VocabData vocab;
   bool spm;
-  std::vector<TokenType> types;  // effective types (end markers promoted to Control)
-  std::vector<std::string> pieces;  // token_to_piece without render_special
+  std::vector<TokenType> types;  // effective_types()
   TokenIndex index;
-  std::optional<SpmModel> spm_model;
-  std::optional<BpeModel> bpe_model;
   std::vector<int32_t> specials_parsed;    // control, unknown, user-defined; longest first
   std::vector<int32_t> specials_verbatim;  // user-defined only; longest first
   std::vector<int32_t> eog;
+  std::optional<SpmModel> spm_model;
+  std::optional<BpeModel> bpe_model;
+  std::vector<std::string> pieces;  // token_to_piece without render_special
 
-  explicit Impl(VocabData v) : vocab((validate(v), std::move(v))), spm(vocab.model == "llama"), index(vocab.tokens) {
-    const auto n = static_cast<int32_t>(vocab.tokens.size());
-    types.assign(n, TokenType::Normal);
-    for (int32_t i = 0; i < static_cast<int32_t>(vocab.token_types.size()); ++i) {
-      types[i] = static_cast<TokenType>(vocab.token_types[i]);
-    }
-    for (int32_t i = 0; i < n; ++i) {
-      const bool marker = std::find(std::begin(kEndMarkers), std::end(kEndMarkers), vocab.tokens[i]) !=
-                          std::end(kEndMarkers);
-      if (marker) {
-        eog.push_back(i);
-        types[i] = TokenType::Control;
-      }
-    }
-    for (int32_t id : {vocab.eos_id, vocab.eot_id, vocab.eom_id}) {
-      if (id >= 0) eog.push_back(id);
-    }
-    std::sort(eog.begin(), eog.end());
-    eog.erase(std::unique(eog.begin(), eog.end()), eog.end());
-
-    for (int32_t i = 0; i < n; ++i) {
-      if (vocab.tokens[i].empty()) continue;
-      const TokenType t = types[i];
-      if (t == TokenType::Control || t == TokenType::Unknown || t == TokenType::UserDefined) {
-        specials_parsed.push_back(i);
-        if (t == TokenType::UserDefined) specials_verbatim.push_back(i);
-      }
-    }
-    auto longest_first = [this](int32_t a, int32_t b) { return vocab.tokens[a].size() > vocab.tokens[b].size(); };
-    std::stable_sort(specials_parsed.begin(), specials_parsed.end(), longest_first);
-    std::stable_sort(specials_verbatim.begin(), specials_verbatim.end(), longest_first);
-
+  explicit Impl(VocabData v)
+      : vocab((validate(v), std::move(v))),
+        spm(vocab.model == "llama"),
+        types(effective_types(vocab)),
+        index(vocab.tokens),
+        specials_parsed(specials_longest_first(
+            vocab, types, {TokenType::Control, TokenType::Unknown, TokenType::UserDefined})),
+        specials_verbatim(specials_longest_first(vocab, types, {TokenType::UserDefined})),
+        eog(end_of_generation_ids(vocab)) {
     if (spm) {
       spm_model.emplace(vocab, index);
     } else {
       bpe_model.emplace(vocab, index);
     }
-    pieces.resize(n);
-    for (int32_t i = 0; i < n; ++i) pieces[i] = render(i);
+    pieces.reserve(vocab.tokens.size());
+    for (size_t i = 0; i < vocab.tokens.size(); ++i) pieces.push_back(render(static_cast<int32_t>(i)));
   }
 
   // llama.cpp's token_to_piece with special = false.
   std::string render(int32_t id) const {
     const std::string& text = vocab.tokens[id];
-    std::string piece;
     switch (types[id]) {
       case TokenType::UserDefined:
         return text;
-      case TokenType::Normal:
-        if (spm) {
-          for (size_t pos = 0; pos < text.size();) {
-            if (text.compare(pos, kSpmSpace.size(), kSpmSpace) == 0) {
-              piece += ' ';
-              pos += kSpmSpace.size();
-            } else {
-              piece += text[pos++];
-            }
-          }
-        } else {
-          append_from_byte_level(text, piece);
-        }
-        return piece;
+      case TokenType::Normal: {
+        if (spm) return unescape_spaces(text);
+        std::string bytes;
+        append_from_byte_level(text, bytes);
+        return bytes;
+      }
       case TokenType::Byte:
         if (auto byte = byte_token_value(text)) return std::string(1, *byte);
         return {};
@@ -204,7 +244,6 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special, 
   const auto fragments = split_specials(text, parse_special ? m.specials_parsed : m.specials_verbatim, m.vocab.tokens);
   // SPM puts a space before text that starts the input or follows a special token.
   bool after_special = true;
-  std::string escaped;
   for (const Fragment& fragment : fragments) {
     if (fragment.token >= 0) {
       out.push_back(fragment.token);
@@ -212,16 +251,8 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special, 
       continue;
     }
     if (m.spm) {
-      escaped.clear();
-      if (m.vocab.add_space_prefix && after_special) escaped += kSpmSpace;
-      for (char c : fragment.text) {
-        if (c == ' ') {
-          escaped += kSpmSpace;
-        } else {
-          escaped += c;
-        }
-      }
-      m.spm_model->encode(escaped, out);
+      const bool prefix = m.vocab.add_space_prefix && after_special;
+      m.spm_model->encode((prefix ? std::string(kSpmSpace) : std::string()) + escape_spaces(fragment.text), out);
     } else {
       m.bpe_model->encode(fragment.text, out);
     }
