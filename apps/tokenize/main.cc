@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
       }
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);  // the tokens before the stats line, also when both go to one pipe
     std::fprintf(stderr, "ck-tokenize: %zu bytes -> %zu tokens in %.2f ms (%.1f MB/s); vocabulary of %d loaded in %.1f ms\n",
                  text.size(), ids.size(), encode_ms, encode_ms > 0 ? static_cast<double>(text.size()) / encode_ms / 1e3 : 0.0,
                  tokenizer.n_vocab(), load_ms);

@@ -47,7 +47,7 @@ TEST_CASE("deepseek-llm: \\s+$ matches only at the very end", "[tokenizer][pre]"
   CHECK(words == V{"ab", "  ", "\n"});
 }
 
-TEST_CASE("every listed pre-tokenizer compiles; invalid UTF-8 is kept", "[tokenizer][pre]") {
+TEST_CASE("every listed pre-tokenizer compiles and keeps invalid UTF-8", "[tokenizer][pre]") {
   const std::string known = ck::tok::known_pretokenizers();
   for (const char* name : {"default", "gpt-2", "llama-bpe", "qwen2", "smollm", "starcoder", "refact",
                            "deepseek-llm", "deepseek-coder", "falcon", "mpt", ""}) {
