@@ -1,12 +1,178 @@
 #include "apps/chat/chat_repl.h"
 
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
-namespace ck::app {
+#include "apps/chat/answer.h"
+#include "apps/chat/conversation.h"
+#include "apps/chat/line_reader.h"
 
-// Placeholder until the REPL lands (tokenizer chat templates are in progress).
-int run_chat(Model&, Session&, const ChatOptions&) {
-  throw std::runtime_error("chat mode is not implemented yet");
+namespace ck::app {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+extern "C" void on_sigint(int) { g_interrupted = 1; }
+
+// SIGINT sets a flag (no SA_RESTART, so a blocked read returns) for the
+// lifetime of the REPL; the previous handler comes back afterwards.
+class SigintFlag {
+ public:
+  SigintFlag() {
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_);
+  }
+  ~SigintFlag() { sigaction(SIGINT, &old_, nullptr); }
+
+ private:
+  struct sigaction old_ {};
+};
+
+constexpr const char* kHelp =
+    "  /exit          leave (also Ctrl-D, or Ctrl-C at the prompt)\n"
+    "  /clear         forget the conversation (the system prompt stays)\n"
+    "  /regen         answer the last message again\n"
+    "  /system TEXT   set the system prompt (empty TEXT removes it)\n"
+    "  /stats         speed of the last answer and context use\n"
+    "  /help          this list\n"
+    "  A line ending in \\ continues on the next line. Ctrl-C stops an answer.\n";
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open the system prompt file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+std::string default_history_file() {
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.ck_history";
+}
+
+class Repl {
+ public:
+  Repl(Model& model, Session& session, const ChatOptions& opts, std::string system)
+      : session_(session),
+        tok_(model.tokenizer()),
+        opts_(opts),
+        conv_(tok_, tok::select_chat_template(tok_.chat_template(), opts.chat_template), std::move(system)),
+        sampler_(opts.sampling, tok_.n_vocab()),
+        color_(isatty(STDERR_FILENO) != 0) {}
+
+  // Runs one user message or command; false = leave.
+  bool handle(const std::string& input) {
+    if (input.empty()) return true;
+    if (input[0] != '/') {
+      conv_.add("user", input);
+      answer();
+      return true;
+    }
+    const size_t space = input.find(' ');
+    const std::string cmd = input.substr(0, space);
+    const std::string arg = space == std::string::npos ? "" : input.substr(space + 1);
+    if (cmd == "/exit" || cmd == "/quit") return false;
+    if (cmd == "/clear") {
+      conv_.clear();
+      cache_.reset(session_);
+      notice("conversation cleared");
+    } else if (cmd == "/regen") {
+      if (conv_.drop_last("assistant")) {
+        answer();
+      } else {
+        notice("nothing to regenerate yet");
+      }
+    } else if (cmd == "/system") {
+      conv_.set_system(arg);
+      notice(arg.empty() ? "system prompt removed" : "system prompt set; it applies to the whole conversation");
+    } else if (cmd == "/stats") {
+      notice(have_stats_ ? format_stats(last_) : "no answer yet");
+      notice("context: " + std::to_string(session_.n_past()) + "/" + std::to_string(session_.n_ctx()) +
+             " tokens, " + std::to_string(conv_.size()) + " messages");
+    } else if (cmd == "/help") {
+      std::fputs(kHelp, stderr);
+    } else {
+      notice("unknown command " + cmd + "; /help lists them");
+    }
+    return true;
+  }
+
+ private:
+  void notice(const std::string& text) {
+    std::fflush(stdout);
+    std::fprintf(stderr, color_ ? "\033[2m%s\033[0m\n" : "%s\n", text.c_str());
+  }
+
+  void answer() {
+    g_interrupted = 0;
+    AnswerRequest req{opts_.n_predict, &g_interrupted, [](std::string_view text) {
+                        std::fwrite(text.data(), 1, text.size(), stdout);
+                        std::fflush(stdout);
+                      }};
+    TurnStats stats;
+    std::string text;
+    try {
+      text = generate_answer(conv_, session_, cache_, sampler_, tok_, req, stats);
+    } catch (const std::runtime_error& e) {
+      // The question does not fit: say so, keep the history as it was.
+      conv_.drop_last("user");
+      notice(std::string("cannot answer: ") + e.what() + "; /clear starts a new conversation");
+      return;
+    }
+    std::fputs("\n", stdout);
+    conv_.add("assistant", std::move(text));
+    last_ = stats;
+    have_stats_ = true;
+    if (stats.stop == StopReason::Interrupted) notice("[answer stopped]");
+    if (stats.stop == StopReason::ContextFull) notice("[the context is full: answer cut off]");
+    notice(format_stats(stats));
+    if (stats.n_past * 10 >= stats.n_ctx * 9) {
+      notice("the context is " + std::to_string(100 * stats.n_past / stats.n_ctx) +
+             "% full; /clear starts a new conversation");
+    }
+    g_interrupted = 0;
+  }
+
+  Session& session_;
+  const tok::Tokenizer& tok_;
+  const ChatOptions& opts_;
+  Conversation conv_;
+  CachedTokens cache_;
+  Sampler sampler_;
+  bool color_;
+  TurnStats last_;
+  bool have_stats_ = false;
+};
+
+}  // namespace
+
+int run_chat(Model& model, Session& session, const ChatOptions& opts) {
+  const std::string system =
+      opts.system_prompt_file.empty() ? opts.system_prompt : read_text_file(opts.system_prompt_file);
+  session.reset();
+  Repl repl(model, session, opts, system);
+  SigintFlag sigint;
+  const bool interactive = isatty(STDIN_FILENO) != 0;
+  auto reader = interactive ? make_terminal_reader(opts.history_file.empty() ? default_history_file()
+                                                                             : opts.history_file,
+                                                   &g_interrupted)
+                            : make_stream_reader(opts.single_turn);
+  if (interactive) std::fputs("Chat: /help for commands, Ctrl-D or /exit to leave.\n", stderr);
+  InputEnd end = InputEnd::Eof;
+  while (auto message = reader->read(end)) {
+    if (!repl.handle(*message)) break;
+  }
+  if (interactive && end == InputEnd::Interrupt) std::fputs("\n", stderr);
+  return 0;
 }
 
 }  // namespace ck::app

@@ -1,0 +1,59 @@
+#include "apps/chat/answer.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace ck::app {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double rate(int n, double s) { return s > 0 ? n / s : 0.0; }
+
+}  // namespace
+
+std::string format_stats(const TurnStats& s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "[ prompt: %d tok, %.1f t/s | generation: %d tok, %.1f t/s | context: %d/%d ]",
+                s.n_prompt, rate(s.n_prompt, s.prompt_s), s.n_gen, rate(s.n_gen, s.gen_s), s.n_past, s.n_ctx);
+  return buf;
+}
+
+std::string generate_answer(const Conversation& conv, Session& session, CachedTokens& cache, Sampler& sampler,
+                            const tok::Tokenizer& tokenizer, const AnswerRequest& req, TurnStats& stats) {
+  stats = TurnStats{};
+  stats.n_ctx = session.n_ctx();
+  const std::vector<int32_t> prompt = conv.prompt_tokens();
+  auto t0 = std::chrono::steady_clock::now();
+  std::span<const float> logits = cache.sync(session, prompt, stats.n_prompt);
+  stats.prompt_s = seconds_since(t0);
+
+  std::string answer;
+  tok::StreamDecoder decoder(tokenizer);
+  t0 = std::chrono::steady_clock::now();
+  while (true) {
+    if (*req.interrupted) { stats.stop = StopReason::Interrupted; break; }
+    if (req.n_predict >= 0 && stats.n_gen >= req.n_predict) { stats.stop = StopReason::Limit; break; }
+    const int32_t token = sampler.sample(logits);
+    sampler.accept(token);
+    // The end-of-turn token is not evaluated now: the next turn's rendering
+    // contains it and evaluates it with the next prompt.
+    if (tokenizer.is_eog(token)) break;
+    const std::string text = decoder.push(token);
+    answer += text;
+    if (!text.empty()) req.on_text(text);
+    ++stats.n_gen;
+    if (session.n_past() >= session.n_ctx()) { stats.stop = StopReason::ContextFull; break; }
+    logits = cache.push(session, token);
+  }
+  const std::string tail = decoder.flush();
+  answer += tail;
+  if (!tail.empty()) req.on_text(tail);
+  stats.gen_s = seconds_since(t0);
+  stats.n_past = session.n_past();
+  return answer;
+}
+
+}  // namespace ck::app

@@ -1,0 +1,40 @@
+// One answer of the assistant: sample, stream the text, evaluate, until an
+// end-of-generation token, the -n limit, a full context, or Ctrl-C.
+#pragma once
+#include <csignal>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "apps/chat/conversation.h"
+#include "runtime/sampler.h"
+
+namespace ck::app {
+
+enum class StopReason { EndOfTurn, Limit, ContextFull, Interrupted };
+
+struct TurnStats {
+  int n_prompt = 0;       // tokens evaluated for the prompt (only the new ones)
+  double prompt_s = 0;
+  int n_gen = 0;          // tokens generated
+  double gen_s = 0;
+  int n_past = 0;         // context used after the answer
+  int n_ctx = 0;
+  StopReason stop = StopReason::EndOfTurn;
+};
+
+// "[ prompt: N tok, X t/s | generation: M tok, Y t/s | context: U/C ]"
+std::string format_stats(const TurnStats& s);
+
+struct AnswerRequest {
+  int n_predict = -1;                             // -1 = no limit
+  const volatile std::sig_atomic_t* interrupted;  // set by the SIGINT handler
+  std::function<void(std::string_view)> on_text;  // streamed, complete UTF-8
+};
+
+// Brings the cache to the conversation's prompt, then generates. Returns the
+// answer text; `stats` tells how it ended.
+std::string generate_answer(const Conversation& conv, Session& session, CachedTokens& cache, Sampler& sampler,
+                            const tok::Tokenizer& tokenizer, const AnswerRequest& req, TurnStats& stats);
+
+}  // namespace ck::app

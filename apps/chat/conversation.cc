@@ -1,0 +1,68 @@
+#include "apps/chat/conversation.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ck::app {
+
+Conversation::Conversation(const tok::Tokenizer& tokenizer, tok::ChatTemplate tmpl, std::string system_prompt)
+    : tokenizer_(tokenizer), tmpl_(std::move(tmpl)), system_(std::move(system_prompt)) {}
+
+void Conversation::add(std::string role, std::string content) {
+  messages_.push_back({std::move(role), std::move(content)});
+}
+
+bool Conversation::drop_last(const std::string& role) {
+  if (messages_.empty() || messages_.back().role != role) return false;
+  messages_.pop_back();
+  return true;
+}
+
+void Conversation::clear() { messages_.clear(); }
+
+void Conversation::set_system(std::string system_prompt) { system_ = std::move(system_prompt); }
+
+std::vector<int32_t> Conversation::prompt_tokens() const {
+  std::vector<tok::ChatMessage> all;
+  if (!system_.empty()) all.push_back({"system", system_});
+  all.insert(all.end(), messages_.begin(), messages_.end());
+  const std::string text = tok::render_chat(tmpl_, all, /*add_generation_prompt=*/true);
+  return tokenizer_.encode(text, /*add_special=*/true, /*parse_special=*/true);
+}
+
+size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+std::span<const float> CachedTokens::sync(Session& session, std::span<const int32_t> target, int& n_evaluated) {
+  if (target.empty()) throw std::logic_error("CachedTokens::sync: nothing to evaluate");
+  if (static_cast<size_t>(session.n_ctx()) < target.size()) {
+    throw std::runtime_error("the conversation needs " + std::to_string(target.size()) +
+                             " tokens, more than the context of " + std::to_string(session.n_ctx()));
+  }
+  // Keep at most target.size() - 1 tokens: the last one must be evaluated
+  // again to get its logits.
+  const size_t keep = std::min(common_prefix(tokens_, target), target.size() - 1);
+  session.truncate(static_cast<int>(keep));
+  tokens_.resize(keep);
+  const auto rest = target.subspan(keep);
+  const auto logits = session.eval(rest);
+  tokens_.insert(tokens_.end(), rest.begin(), rest.end());
+  n_evaluated = static_cast<int>(rest.size());
+  return logits;
+}
+
+std::span<const float> CachedTokens::push(Session& session, int32_t token) {
+  const auto logits = session.eval(std::span<const int32_t>(&token, 1));
+  tokens_.push_back(token);
+  return logits;
+}
+
+void CachedTokens::reset(Session& session) {
+  session.reset();
+  tokens_.clear();
+}
+
+}  // namespace ck::app

@@ -1,0 +1,105 @@
+#include "apps/chat/line_reader.h"
+
+#include <editline/readline.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+namespace ck::app {
+namespace {
+
+// More input already waiting right after a line: the rest of a paste.
+bool input_pending() {
+  pollfd p{STDIN_FILENO, POLLIN, 0};
+  return poll(&p, 1, 15) > 0 && (p.revents & POLLIN);
+}
+
+class TerminalReader : public LineReader {
+ public:
+  TerminalReader(std::string history_file, const volatile std::sig_atomic_t* interrupted)
+      : history_file_(std::move(history_file)), interrupted_(interrupted) {
+    using_history();
+    read_history(history_file_.c_str());
+  }
+
+  std::optional<std::string> read(InputEnd& end) override {
+    std::string message;
+    const char* prompt = "> ";
+    while (true) {
+      char* raw = readline(prompt);
+      if (raw == nullptr) {
+        end = *interrupted_ ? InputEnd::Interrupt : InputEnd::Eof;
+        return std::nullopt;
+      }
+      std::string line(raw);
+      std::free(raw);
+      const bool more = strip_continuation(line);
+      message += line;
+      if (!more && !input_pending()) break;
+      message += '\n';
+      prompt = "... ";
+    }
+    if (!message.empty()) {
+      add_history(message.c_str());
+      write_history(history_file_.c_str());
+    }
+    return message;
+  }
+
+ private:
+  std::string history_file_;
+  const volatile std::sig_atomic_t* interrupted_;
+};
+
+class StreamReader : public LineReader {
+ public:
+  explicit StreamReader(bool whole_input) : whole_(whole_input) {}
+
+  std::optional<std::string> read(InputEnd& end) override {
+    end = InputEnd::Eof;
+    if (whole_) {
+      if (done_) return std::nullopt;
+      done_ = true;
+      std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
+      return all;
+    }
+    std::string message, line;
+    while (std::getline(std::cin, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      const bool more = strip_continuation(line);
+      message += line;
+      if (!more) return message;
+      message += '\n';
+    }
+    if (!message.empty()) return message;
+    return std::nullopt;
+  }
+
+ private:
+  bool whole_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+bool strip_continuation(std::string& line) {
+  if (line.empty() || line.back() != '\\') return false;
+  line.pop_back();
+  return true;
+}
+
+std::unique_ptr<LineReader> make_terminal_reader(std::string history_file,
+                                                 const volatile std::sig_atomic_t* interrupted) {
+  return std::make_unique<TerminalReader>(std::move(history_file), interrupted);
+}
+
+std::unique_ptr<LineReader> make_stream_reader(bool whole_input) {
+  return std::make_unique<StreamReader>(whole_input);
+}
+
+}  // namespace ck::app
