@@ -48,6 +48,8 @@ void embed(const TensorView& E, int32_t token, float* x) {
   t.dequantize(static_cast<const uint8_t*>(E.data) + token * row_bytes(t, E.cols), x, E.cols);
 }
 
+constexpr int64_t kMinParallelAttention = 1 << 16;  // multiply-adds of q.K plus scores.V, halved
+
 // Multi-head attention of the n new tokens (queries in s.q, their keys and
 // values already in the cache) over positions 0 .. pos + t, causal.
 void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
@@ -55,7 +57,9 @@ void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   const int pairs = n * c.n_heads;
   const int threads = std::min(omp_get_max_threads(), s.n_scratch);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  // Waking the team costs more than a few heads over a short context.
+  const bool parallel = int64_t{pairs} * (pos + n) * c.head_dim >= kMinParallelAttention;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
   for (int i = 0; i < pairs; ++i) {
     const int t = i / c.n_heads, h = i % c.n_heads;
     const int n_keys = pos + t + 1;

@@ -1,0 +1,71 @@
+#include "apps/run/generate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "apps/run/interrupt.h"
+
+namespace ck::app {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void write(std::FILE* out, const std::string& text) {
+  if (text.empty()) return;
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);  // stream token by token
+}
+
+}  // namespace
+
+GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenizer& tokenizer,
+                         std::span<const int32_t> prompt, const GenerationLimits& limits, std::FILE* out) {
+  GenerationStats st;
+  auto t0 = std::chrono::steady_clock::now();
+  std::span<const float> logits;
+  for (size_t done = 0; done < prompt.size();) {
+    if (interrupted()) {
+      st.stop = StopReason::Interrupted;
+      return st;
+    }
+    const size_t n = std::min(prompt.size() - done, static_cast<size_t>(limits.n_batch));
+    logits = session.eval(prompt.subspan(done, n));
+    done += n;
+    st.prompt_tokens = static_cast<int>(done);
+  }
+  for (int32_t t : prompt) sampler.accept(t);  // the penalty window includes the prompt, as in llama.cpp
+  st.prompt_seconds = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  tok::StreamDecoder decoder(tokenizer);
+  auto limit_reached = [&] { return limits.n_predict >= 0 && st.generated_tokens >= limits.n_predict; };
+  st.stop = StopReason::TokenLimit;
+  while (!limit_reached()) {
+    if (interrupted()) {
+      st.stop = StopReason::Interrupted;
+      break;
+    }
+    const int32_t token = sampler.sample(logits);
+    if (tokenizer.is_eog(token)) {
+      st.stop = StopReason::EndOfGeneration;
+      break;
+    }
+    sampler.accept(token);
+    ++st.generated_tokens;
+    write(out, decoder.push(token));
+    if (limit_reached()) break;  // no need to run the model on the last token
+    if (session.n_past() >= session.n_ctx()) {
+      st.stop = StopReason::ContextFull;
+      break;
+    }
+    logits = session.eval(std::span(&token, 1));
+  }
+  write(out, decoder.flush());
+  st.generation_seconds = seconds_since(t0);
+  return st;
+}
+
+}  // namespace ck::app

@@ -1,0 +1,35 @@
+// The generation loop of ck-run: prefill the prompt, then sample, print and
+// feed back one token at a time, streaming complete UTF-8 to `out`.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <span>
+
+#include "runtime/sampler.h"
+#include "runtime/session.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ck::app {
+
+enum class StopReason { EndOfGeneration, TokenLimit, ContextFull, Interrupted };
+
+struct GenerationStats {
+  int prompt_tokens = 0;
+  double prompt_seconds = 0;
+  int generated_tokens = 0;
+  double generation_seconds = 0;  // sampling + decode of the generated tokens
+  StopReason stop = StopReason::TokenLimit;
+};
+
+struct GenerationLimits {
+  int n_predict = -1;  // -1 = no limit
+  int n_batch = 512;   // prompt tokens per eval (Ctrl-C is checked between them)
+};
+
+// The prompt must fit the session's context (the caller checks, with a
+// message naming -c). Stops at an end-of-generation token (not printed),
+// n_predict tokens, a full context, or interrupted() (checked per token).
+GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenizer& tokenizer,
+                         std::span<const int32_t> prompt, const GenerationLimits& limits, std::FILE* out);
+
+}  // namespace ck::app

@@ -1,0 +1,31 @@
+#include "apps/run/timings.h"
+
+#include <cstdio>
+
+namespace ck::app {
+namespace {
+
+double per_second(int tokens, double seconds) { return seconds > 0 ? tokens / seconds : 0.0; }
+
+const char* stop_text(StopReason r) {
+  switch (r) {
+    case StopReason::EndOfGeneration: return "end-of-generation token";
+    case StopReason::TokenLimit: return "-n limit";
+    case StopReason::ContextFull: return "context full (use a larger -c)";
+    case StopReason::Interrupted: return "interrupted";
+  }
+  return "";
+}
+
+}  // namespace
+
+void print_timings(const GenerationStats& s, double load_seconds, int n_past, int n_ctx) {
+  std::fprintf(stderr, "\n\nck-run: load       %8.2f ms\n", load_seconds * 1e3);
+  std::fprintf(stderr, "ck-run: prompt     %8.2f ms / %5d tokens (%8.2f tokens/s)\n", s.prompt_seconds * 1e3,
+               s.prompt_tokens, per_second(s.prompt_tokens, s.prompt_seconds));
+  std::fprintf(stderr, "ck-run: generation %8.2f ms / %5d tokens (%8.2f tokens/s)\n", s.generation_seconds * 1e3,
+               s.generated_tokens, per_second(s.generated_tokens, s.generation_seconds));
+  std::fprintf(stderr, "ck-run: context    %d / %d tokens used; stopped: %s\n", n_past, n_ctx, stop_text(s.stop));
+}
+
+}  // namespace ck::app
