@@ -1,6 +1,10 @@
-// The pre-tokenizer regexes on inputs whose split the regex defines plainly.
+// The pre-tokenizer regexes on inputs whose split the regex defines plainly,
+// and against Hugging Face tokenizers (Oniguruma) running the models' own
+// patterns on llama.cpp's test strings (golden/pretokenizer_golden.json).
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
+#include "tests/tokenizer/vocab_files.h"
 #include "tokenizer/pretokenizer.h"
 
 using ck::tok::Pretokenizer;
@@ -54,5 +58,18 @@ TEST_CASE("every listed pre-tokenizer compiles and keeps invalid UTF-8", "[token
     INFO(name);
     CHECK(split(name, "Hi \xFF\xC3 there 123 \xE6\x97\xA5\xE6\x9C\xAC!").size() > 3);
     if (*name) CHECK(known.find(name) != std::string::npos);
+  }
+}
+
+TEST_CASE("pre-tokenizers split like Hugging Face's regex engine", "[tokenizer][pre]") {
+  const auto golden = nlohmann::json::parse(ck::test::read_file(
+      std::filesystem::path(CK_SOURCE_DIR) / "tests" / "tokenizer" / "golden" / "pretokenizer_golden.json"));
+  REQUIRE(golden.size() >= 7);
+  for (const auto& [name, cases] : golden.items()) {
+    REQUIRE(cases.size() > 40);
+    for (const auto& c : cases) {
+      INFO(name << ": '" << c.at("text").get<std::string>() << "'");
+      CHECK(split(name, c.at("text").get<std::string>()) == c.at("pieces").get<V>());
+    }
   }
 }
