@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -152,7 +153,7 @@ bool write_tensor(const GgufFile& g, const GgufTensorInfo& t, DType dtype, Paylo
       bar.advance(chunk.size());
     }
   } else {
-    spdlog::info("{}: transcoding {} -> {}", t.name, traits(t.type).name, traits(dtype).name);
+    spdlog::debug("{}: transcoding {} -> {}", t.name, traits(t.type).name, traits(dtype).name);
     const int64_t cols = t.cols(), rows = t.rows();
     const int64_t chunk_rows = std::max<int64_t>(1, kChunkValues / cols);
     const size_t src_row = row_bytes(traits(t.type), cols), dst_row = row_bytes(traits(dtype), cols);
@@ -233,6 +234,7 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
   ProgressCounter bar(progress, source_bytes);
   ConvertStats stats;
   stats.slots = plan.size();
+  std::map<std::string, size_t> transcodes;  // "Q4_1 -> Q8_0" -> tensors
 
   AtomicFile file(bump);
   file.write_zeros(kBumpHeaderSize);  // filled in last, once the hash is known
@@ -245,7 +247,12 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
   }
   for (const SlotPlan& p : plan) {
     out.pad_to(kBumpTensorAlignment);
-    for (const GgufTensorInfo* t : p.sources) stats.transcoded += write_tensor(g, *t, p.dtype, out, bar);
+    for (const GgufTensorInfo* t : p.sources) {
+      if (write_tensor(g, *t, p.dtype, out, bar)) {
+        ++stats.transcoded;
+        ++transcodes[std::string(traits(t->type).name) + " -> " + std::string(traits(p.dtype).name)];
+      }
+    }
   }
   out.pad_to(kBumpTensorAlignment);
   BumpHeader header = make_bump_header(config);
@@ -264,6 +271,7 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
 
   stats.bytes_written = file.size();
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& [what, n] : transcodes) spdlog::info("transcoded {} tensors {}", n, what);
   spdlog::info("wrote {} ({:.1f} MB, {} slots, {} tensors transcoded) in {:.2f} s", bump.string(),
                stats.bytes_written / 1e6, stats.slots, stats.transcoded, stats.seconds);
   return stats;
