@@ -1,0 +1,158 @@
+// The first-run step (prepare_model) and the atomic write of conversions.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <thread>
+
+#include "loader/bump_file.h"
+#include "loader/convert.h"
+#include "tests/kernels/oracle.h"
+#include "tests/loader/support.h"
+
+namespace ck::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Points XDG_CACHE_HOME into a scratch folder for the test's lifetime.
+class ScopedCache {
+ public:
+  explicit ScopedCache(const fs::path& dir) {
+    if (const char* old = std::getenv("XDG_CACHE_HOME")) old_ = old;
+    setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  }
+  ~ScopedCache() { old_.empty() ? unsetenv("XDG_CACHE_HOME") : setenv("XDG_CACHE_HOME", old_.c_str(), 1); }
+
+ private:
+  std::string old_;
+};
+
+ino_t inode(const fs::path& p) {
+  struct stat st {};
+  REQUIRE(::stat(p.c_str(), &st) == 0);
+  return st.st_ino;
+}
+
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_CASE("prepare_model returns a bump as is", "[prepare]") {
+  ScratchDir dir;
+  convert_gguf_to_bump(stories_gguf(), dir.file("s.bump"));
+  fs::rename(dir.file("s.bump"), dir.file("named-anything"));  // recognised by magic, not name
+  CHECK(prepare_model(dir.file("named-anything")) == dir.file("named-anything"));
+  CHECK_THROWS_WITH(prepare_model(dir.file("missing.gguf")), Catch::Contains("missing.gguf: cannot open"));
+}
+
+TEST_CASE("prepare_model converts a GGUF beside it once, and again only when the GGUF changes", "[prepare]") {
+  ScratchDir dir;
+  ScopedCache cache(dir.file("cache"));
+  const fs::path gguf = dir.file("m.gguf");
+  fs::copy_file(stories_gguf(), gguf);
+
+  const fs::path bump = prepare_model(gguf);
+  CHECK(bump == dir.file("m.bump"));
+  CHECK_NOTHROW(BumpFile::open(bump, {.verify = true}));
+  CHECK(fs::exists(dir.file("m.config.json")));
+  CHECK_FALSE(fs::exists(dir.file("cache")));
+  const ino_t first = inode(bump);
+
+  SECTION("reused while the GGUF is unchanged") {
+    CHECK(prepare_model(gguf) == bump);
+    CHECK(inode(bump) == first);  // not rewritten (a rewrite renames a new file in)
+  }
+  SECTION("converted again when the GGUF's mtime changes") {
+    fs::last_write_time(gguf, fs::last_write_time(gguf) + std::chrono::seconds(5));
+    CHECK(prepare_model(gguf) == bump);
+    CHECK(inode(bump) != first);
+    const auto again = inode(bump);
+    CHECK(prepare_model(gguf) == bump);
+    CHECK(inode(bump) == again);
+  }
+  SECTION("converted again when the GGUF's header changes but size and mtime do not") {
+    const auto mtime = fs::last_write_time(gguf);
+    std::vector<uint8_t> bytes = read_bytes(gguf);
+    const std::string name = "general.name";
+    auto it = std::search(bytes.begin(), bytes.end(), name.begin(), name.end());
+    REQUIRE(it != bytes.end());
+    *(it + static_cast<ptrdiff_t>(name.size() + 4 + 8)) ^= 0x20;  // first character of its value
+    write_bytes(gguf, bytes.data(), bytes.size());
+    fs::last_write_time(gguf, mtime);
+    CHECK(prepare_model(gguf) == bump);
+    CHECK(inode(bump) != first);
+  }
+  SECTION("converted again when the bump is damaged") {
+    fs::resize_file(bump, fs::file_size(bump) - 10);
+    CHECK(prepare_model(gguf) == bump);
+    CHECK_NOTHROW(BumpFile::open(bump, {.verify = true}));
+  }
+}
+
+TEST_CASE("prepare_model finds the converted copy in the cache folder", "[prepare]") {
+  ScratchDir dir;
+  ScopedCache cache(dir.file("cache"));
+  const fs::path gguf = dir.file("m.gguf");
+  fs::copy_file(stories_gguf(), gguf);
+  const fs::path cached = cached_bump_path(gguf);
+  CHECK(cached.parent_path() == dir.file("cache") / "ck");
+  CHECK(cached.filename().string().rfind("m.", 0) == 0);
+  fs::create_directories(cached.parent_path());
+  convert_gguf_to_bump(gguf, cached);
+  CHECK(prepare_model(gguf) == cached);
+  CHECK_FALSE(fs::exists(dir.file("m.bump")));
+
+  if (::geteuid() == 0) {
+    WARN("running as root: every folder is writable, so conversion into the cache is not exercised");
+    return;
+  }
+  fs::remove(cached);
+  fs::permissions(dir.file(""), fs::perms::owner_write, fs::perm_options::remove);
+  const fs::path made = prepare_model(gguf);
+  fs::permissions(dir.file(""), fs::perms::owner_write, fs::perm_options::add);
+  CHECK(made == cached);
+  CHECK_NOTHROW(BumpFile::open(made, {.verify = true}));
+}
+
+TEST_CASE("two conversions to one target at once both succeed and leave one good file", "[convert][atomic]") {
+  ScratchDir dir;
+  const fs::path target = dir.file("t.bump");
+  std::exception_ptr errors[2];
+  std::thread workers[2];
+  for (int i = 0; i < 2; ++i) {
+    workers[i] = std::thread([&, i] {
+      try {
+        convert_gguf_to_bump(stories_gguf(), target);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  CHECK_FALSE(errors[0]);
+  CHECK_FALSE(errors[1]);
+  CHECK_NOTHROW(BumpFile::open(target, {.verify = true}));
+  CHECK(listing(dir.file("")) == std::vector<std::string>{"t.bump", "t.config.json"});
+}
+
+TEST_CASE("a failed conversion leaves an existing bump untouched", "[convert][atomic]") {
+  ScratchDir dir;
+  const fs::path target = dir.file("t.bump");
+  convert_gguf_to_bump(stories_gguf(), target);
+  const std::vector<uint8_t> before = read_bytes(target);
+  // A GGUF whose data section is cut short: refused while writing is planned.
+  std::vector<uint8_t> bad = read_bytes(stories_gguf());
+  bad.resize(bad.size() - 1000);
+  write_bytes(dir.file("bad.gguf"), bad.data(), bad.size());
+  CHECK_THROWS_WITH(convert_gguf_to_bump(dir.file("bad.gguf"), target), Catch::Contains("lies outside the file"));
+  CHECK(read_bytes(target) == before);
+  CHECK(listing(dir.file("")) == std::vector<std::string>{"bad.gguf", "t.bump", "t.config.json"});
+}
+
+}  // namespace
+}  // namespace ck::test
