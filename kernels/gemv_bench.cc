@@ -77,6 +77,22 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_F16, ck::DType::F16, kHotBytes)->Apply(Hot);
 
+// Quantizer throughput (one thread), in weights per second.
+void BM_quantize(benchmark::State& state, ck::DType dt) {
+  omp_set_num_threads(1);
+  const int64_t n = 1 << 20;
+  std::mt19937 rng(2);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<float> w(static_cast<size_t>(n));
+  for (auto& v : w) v = normal(rng);
+  std::vector<uint8_t> out(ck::row_bytes(ck::traits(dt), n));
+  for (auto _ : state) ck::quantize(dt, w.data(), out.data(), n);
+  state.counters["weights/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK_CAPTURE(BM_quantize, Q4_K, ck::DType::Q4_K)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_quantize, Q6_K, ck::DType::Q6_K)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_quantize, Q8_0, ck::DType::Q8_0)->Unit(benchmark::kMillisecond);
+
 void BM_read_bandwidth(benchmark::State& state) {
   double gbs = 0;
   for (auto _ : state) gbs = ck::measure_read_bandwidth_gbs(static_cast<int>(state.range(0)));

@@ -15,11 +15,30 @@ namespace {
 
 constexpr float kGroupMaxEps = 1e-15f;
 
-int nearest_int(float v) { return static_cast<int>(std::nearbyint(v)); }
+// The searches below are most of the cost of writing a 1B model: let GCC
+// emit AVX2 / AVX-512 clones of them (picked at load time). The results are
+// the same bits on every clone: ISO C++ mode keeps -ffp-contract=off, and
+// vectorizing the independent partial sums reorders nothing.
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define CK_QUANT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CK_QUANT_CLONES
+#endif
+
+// Round to nearest even for |v| < 2^22, as ggml's nearest_int: adding
+// 1.5 * 2^23 leaves the rounded integer in the low mantissa bits.
+int nearest_int(float v) {
+  const float shifted = v + 12582912.0f;
+  int32_t bits;
+  std::memcpy(&bits, &shifted, sizeof(bits));
+  return (bits & 0x007FFFFF) - 0x00400000;
+}
+
+float lane_sum(const float* v) { return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])); }
 
 // Asymmetric quantization x ~ scale * L - min_out of n values to 0..nmax,
 // minimizing the weighted squared error over nstep+1 trial scales.
-float make_qkx2_quants(int n, int nmax, const float* x, const float* w, uint8_t* L, float* min_out,
+CK_QUANT_CLONES float make_qkx2_quants(int n, int nmax, const float* x, const float* w, uint8_t* L, float* min_out,
                        float rmin, float rdelta, int nstep) {
   float min = x[0], max = x[0];
   float sum_w = 0.0f, sum_x = 0.0f;
@@ -43,30 +62,45 @@ float make_qkx2_quants(int n, int nmax, const float* x, const float* w, uint8_t*
     const float diff = scale * L[i] + min - x[i];
     best_err += w[i] * diff * diff;
   }
+  // The sums run in kLanes interleaved partial sums (fixed-size inner loops
+  // that GCC turns into vector code): one serial chain of float adds would
+  // make the 21 trials per sub-block latency-bound. n is 16 or 32.
+  constexpr int kLanes = 8;
   uint8_t trial[32];
+  float lf[32];
   for (int is = 0; is <= nstep; ++is) {
     iscale = (rmin + rdelta * is + nmax) / (max - min);
-    float sum_l = 0, sum_l2 = 0, sum_xl = 0;
     for (int i = 0; i < n; ++i) {
       const int l = std::clamp(nearest_int(iscale * (x[i] - min)), 0, nmax);
       trial[i] = static_cast<uint8_t>(l);
-      sum_l += w[i] * l;
-      sum_l2 += w[i] * l * l;
-      sum_xl += w[i] * l * x[i];
+      lf[i] = static_cast<float>(l);
     }
-    const float det = sum_w * sum_l2 - sum_l * sum_l;
+    float sum_l[kLanes] = {}, sum_l2[kLanes] = {}, sum_xl[kLanes] = {};
+    for (int i = 0; i < n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) {
+        const float wl = w[i + j] * lf[i + j];
+        sum_l[j] += wl;
+        sum_l2[j] += wl * lf[i + j];
+        sum_xl[j] += wl * x[i + j];
+      }
+    }
+    const float sl = lane_sum(sum_l), sl2 = lane_sum(sum_l2), sxl = lane_sum(sum_xl);
+    const float det = sum_w * sl2 - sl * sl;
     if (det <= 0) continue;
-    float this_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
-    float this_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
+    float this_scale = (sum_w * sxl - sum_x * sl) / det;
+    float this_min = (sl2 * sum_x - sl * sxl) / det;
     if (this_min > 0) {
       this_min = 0;
-      this_scale = sum_xl / sum_l2;
+      this_scale = sxl / sl2;
     }
-    float err = 0;
-    for (int i = 0; i < n; ++i) {
-      const float diff = this_scale * trial[i] + this_min - x[i];
-      err += w[i] * diff * diff;
+    float errs[kLanes] = {};
+    for (int i = 0; i < n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) {
+        const float diff = this_scale * lf[i + j] + this_min - x[i + j];
+        errs[j] += w[i + j] * diff * diff;
+      }
     }
+    const float err = lane_sum(errs);
     if (err < best_err) {
       std::copy(trial, trial + n, L);
       best_err = err;
@@ -80,7 +114,7 @@ float make_qkx2_quants(int n, int nmax, const float* x, const float* w, uint8_t*
 
 // Symmetric quantization x ~ scale * (L - nmax) with L in 0..2*nmax-1,
 // weights x^2, trying 19 scales around nmax / max|x|.
-float make_qx_quants(int n, int nmax, const float* x, uint8_t* L) {
+CK_QUANT_CLONES float make_qx_quants(int n, int nmax, const float* x, uint8_t* L) {
   float max = 0, amax = 0;
   for (int i = 0; i < n; ++i) {
     const float ax = std::fabs(x[i]);
@@ -108,13 +142,15 @@ float make_qx_quants(int n, int nmax, const float* x, uint8_t* L) {
   for (int is = -9; is <= 9; ++is) {
     if (is == 0) continue;
     iscale = -(nmax + 0.1f * is) / max;
-    sumlx = suml2 = 0;
+    float lx[4] = {}, l2[4] = {};  // partial sums, as in make_qkx2_quants
     for (int i = 0; i < n; ++i) {
       const int l = level(iscale, i);
       const float w = x[i] * x[i];
-      sumlx += w * x[i] * l;
-      suml2 += w * l * l;
+      lx[i % 4] += w * x[i] * l;
+      l2[i % 4] += w * l * l;
     }
+    sumlx = (lx[0] + lx[1]) + (lx[2] + lx[3]);
+    suml2 = (l2[0] + l2[1]) + (l2[2] + l2[3]);
     if (suml2 > 0 && sumlx * sumlx > best * suml2) {
       for (int i = 0; i < n; ++i) L[i] = static_cast<uint8_t>(nmax + level(iscale, i));
       scale = sumlx / suml2;
