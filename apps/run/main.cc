@@ -86,11 +86,11 @@ int run(const RunOptions& o, ChatOptions chat) {
   check_prompt_fits(tokens.size(), n_ctx, c);
   Sampler sampler(sampling, c.vocab_size);
   std::fprintf(stderr, "ck-run: seed %llu\n", static_cast<unsigned long long>(sampler.seed()));
+  install_interrupt_handler();
   if (!o.no_display_prompt) {
     std::fputs(prompt.c_str(), stdout);
     std::fflush(stdout);
   }
-  install_interrupt_handler();
   const GenerationStats stats = generate(session, sampler, tokenizer, tokens, {o.n_predict, o.n_batch}, stdout);
   print_timings(stats, load_seconds, session.n_past(), n_ctx);
   return stats.stop == StopReason::Interrupted ? 130 : 0;
