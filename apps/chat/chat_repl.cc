@@ -112,8 +112,9 @@ class Repl {
     std::fprintf(stderr, color_ ? "\033[2m%s\033[0m\n" : "%s\n", text.c_str());
   }
 
+  // A Ctrl-C from the moment the message was sent stops this answer; the
+  // flag is cleared only when the next prompt is shown.
   void answer() {
-    g_interrupted = 0;
     AnswerRequest req{opts_.n_predict, &g_interrupted, [](std::string_view text) {
                         std::fwrite(text.data(), 1, text.size(), stdout);
                         std::fflush(stdout);
@@ -139,7 +140,6 @@ class Repl {
       notice("the context is " + std::to_string(100 * stats.n_past / stats.n_ctx) +
              "% full; /clear starts a new conversation");
     }
-    g_interrupted = 0;
   }
 
   Session& session_;
@@ -168,8 +168,10 @@ int run_chat(Model& model, Session& session, const ChatOptions& opts) {
                             : make_stream_reader(opts.single_turn);
   if (interactive) std::fputs("Chat: /help for commands, Ctrl-D or /exit to leave.\n", stderr);
   InputEnd end = InputEnd::Eof;
-  while (auto message = reader->read(end)) {
-    if (!repl.handle(*message)) break;
+  while (true) {
+    g_interrupted = 0;
+    const auto message = reader->read(end);
+    if (!message || !repl.handle(*message)) break;
   }
   if (interactive && end == InputEnd::Interrupt) std::fputs("\n", stderr);
   return 0;

@@ -1,0 +1,126 @@
+// The chat REPL: KV-cache reuse against a fresh evaluation (stories260K), and
+// a whole session through a pseudo-terminal with SmolLM2 as a user types it.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <regex>
+
+#include "apps/chat/conversation.h"
+#include "apps/chat/line_reader.h"
+#include "pty_session.h"
+#include "runtime/model.h"
+#include "runtime/session.h"
+#include "subprocess.h"
+
+using namespace std::chrono_literals;
+
+TEST_CASE("CachedTokens evaluates only what the cache lacks, with the logits of a fresh run", "[chat]") {
+  auto model = ck::Model::load(std::string(CK_SHARED_DATA) + "/models/stories260K.gguf");
+  const auto& tok = model->tokenizer();
+  const auto a = tok.encode("Once upon a time there was a little cat.", true, false);
+  const auto ab = tok.encode("Once upon a time there was a little cat. It liked to play.", true, false);
+  REQUIRE(ck::app::common_prefix(a, ab) >= a.size() - 1);
+
+  ck::Session session(*model, ck::SessionOptions{.n_ctx = 128});
+  ck::app::CachedTokens cache;
+  int n = 0;
+  cache.sync(session, a, n);
+  CHECK(n == static_cast<int>(a.size()));
+  const auto logits = cache.sync(session, ab, n);
+  const int kept = static_cast<int>(std::min(ck::app::common_prefix(a, ab), a.size()));
+  CHECK(n == static_cast<int>(ab.size()) - kept);
+  CHECK(session.n_past() == static_cast<int>(ab.size()));
+  const std::vector<float> reused(logits.begin(), logits.end());
+
+  ck::Session fresh(*model, ck::SessionOptions{.n_ctx = 128});
+  const auto want = fresh.eval(ab);
+  REQUIRE(want.size() == reused.size());
+  for (size_t i = 0; i < want.size(); ++i) CHECK(reused[i] == Approx(want[i]).margin(1e-4));
+
+  // The same target again: only its last token is evaluated (for its logits).
+  cache.sync(session, ab, n);
+  CHECK(n == 1);
+  // A shorter, different conversation: back to the common prefix.
+  cache.sync(session, a, n);
+  CHECK(session.n_past() == static_cast<int>(a.size()));
+}
+
+TEST_CASE("continuation lines", "[chat]") {
+  std::string s = "first line\\";
+  CHECK(ck::app::strip_continuation(s));
+  CHECK(s == "first line");
+  s = "done";
+  CHECK_FALSE(ck::app::strip_continuation(s));
+}
+
+namespace {
+const std::string kSmol = std::string(CK_MODELS_DIR) + "/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+int prompt_tokens(const std::string& stats_line) {
+  std::smatch m;
+  REQUIRE(std::regex_search(stats_line, m, std::regex(R"(\[ prompt: (\d+) tok)")));
+  return std::stoi(m[1]);
+}
+}  // namespace
+
+TEST_CASE("chat through a terminal: two turns, /regen, /clear, Ctrl-C, Ctrl-D", "[chat][app][smollm2]") {
+  INFO("SmolLM2 comes from scripts/fetch-models.sh");
+  REQUIRE(std::filesystem::exists(kSmol));
+  const auto history = (std::filesystem::temp_directory_path() / "ck_test_history").string();
+  ck::test::PtySession chat({"ck-chat", "-m", kSmol, "--temp", "0", "-n", "6", "-c", "512", "--history-file", history});
+  chat.expect("/help");
+  chat.expect("> ");
+
+  chat.send("What is the capital of France?\r");
+  const int first = prompt_tokens(chat.expect("context: "));
+  chat.expect("> ");
+  chat.send("And of Germany?\r");
+  const int second = prompt_tokens(chat.expect("context: "));
+  // The second turn evaluates only its new text, not the history again.
+  CHECK(second < first);
+  CHECK(second > 5);
+  chat.expect("> ");
+
+  chat.send("/regen\r");
+  // The answer is dropped and regenerated: only the last token is re-evaluated.
+  CHECK(prompt_tokens(chat.expect("context: ")) == 1);
+  chat.expect("> ");
+
+  chat.send("/clear\r");
+  chat.expect("conversation cleared");
+  chat.expect("> ");
+
+  // Ctrl-C while it answers (sent right after the message, so it lands during the answer).
+  chat.send("Write a long story about a dragon.\r");
+  chat.expect("Write a long story about a dragon.");
+  chat.send("\x03");
+  chat.expect("[answer stopped]");
+  chat.expect("> ");
+
+  chat.send("/stats\r");
+  chat.expect("messages");
+  chat.expect("> ");
+  chat.send("\x04");  // Ctrl-D at an empty prompt
+  CHECK(chat.wait() == 0);
+  std::filesystem::remove(history);
+}
+
+TEST_CASE("chat from a pipe: one message per line, exit 0 at EOF", "[chat][app][smollm2]") {
+  INFO("SmolLM2 comes from scripts/fetch-models.sh");
+  REQUIRE(std::filesystem::exists(kSmol));
+  const auto r = ck::test::run_app({"ck-chat", "-m", kSmol, "--temp", "0", "-n", "8", "-c", "512"},
+                                   "What is the capital of France?\n/stats\nThanks!\n");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("Paris") != std::string::npos);
+  size_t stats = 0;
+  for (size_t at = r.err.find("[ prompt:"); at != std::string::npos; at = r.err.find("[ prompt:", at + 1)) ++stats;
+  CHECK(stats == 3);  // two answers and /stats
+}
+
+TEST_CASE("chat: unreadable -sysf is an error", "[chat][app]") {
+  const auto r = ck::test::run_app({"ck-chat", "-m", std::string(CK_SHARED_DATA) + "/models/stories260K.gguf",
+                                    "-sysf", "/nonexistent/system.txt"}, "hi\n");
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("system-prompt-file") != std::string::npos);
+}
