@@ -1,30 +1,84 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz, clang + ASan/UBSan) in build-fuzz/
-# and runs each for SECONDS (default 60) on its seed corpus. A finding leaves a
-# crash-* file in fuzz-out/NAME/ and fails the script.
+# Builds the libFuzzer targets (tests/fuzz, clang + ASan/UBSan) in build-fuzz/,
+# replays the regression inputs of tests/fuzz/regressions/NAME/, then runs each
+# target for SECONDS (default 60) on its seeds and prints executions and
+# coverage. A finding leaves its input in fuzz-out/NAME/ (crash-*, leak-*,
+# timeout-*, oom-*) and fails the script.
+#
+# usage: scripts/fuzz.sh [SECONDS] [TARGET]      e.g. scripts/fuzz.sh 1800 fuzz_gguf
+# Seeds: the small files committed in tests/fuzz/corpus/NAME/, plus files
+# derived at run time from ../shared/data into fuzz-out/seeds/ (tiny GGUFs by
+# tests/fuzz/make_seeds.py, stories260K, their bumps). The corpus each run
+# grows is kept in fuzz-out/NAME/corpus for the next run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 ONLY=${2:-}
+SHARED=${CK_SHARED_DATA:-$PWD/../shared/data}
+JOBS=${CK_FUZZ_JOBS:-$(nproc)}
 CXX_CLANG=$(command -v clang++-14 || command -v clang++)
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCK_FUZZ=ON -DCK_BENCHMARKS=OFF \
-  -DCMAKE_CXX_COMPILER="$CXX_CLANG" >/dev/null
-cmake --build build-fuzz -j"$(nproc)"
-shopt -s nullglob
-targets=(build-fuzz/bin/fuzz_*)
-if ((${#targets[@]} == 0)); then echo "fuzz: no fuzz targets built"; exit 0; fi
+  -DCMAKE_CXX_COMPILER="$CXX_CLANG" -DCK_SHARED_DATA="$SHARED" >/dev/null
+# Only the fuzzers and ck-convert (which writes the bump seeds), not the whole tree.
+cmake --build build-fuzz -j"$JOBS" --target ck_fuzz ck-convert
+
+seeds=$PWD/fuzz-out/seeds
+mkdir -p "$seeds/gguf" "$seeds/bump"
+stories=$SHARED/models/stories260K.gguf
+if [ ! -e "$seeds/gguf/stories260K.gguf" ]; then
+  python3 tests/fuzz/make_seeds.py "$stories" "$seeds/gguf"
+  cp "$stories" "$seeds/gguf/"
+  for g in "$seeds"/gguf/tiny-*.gguf "$seeds/gguf/stories260K.gguf"; do
+    build-fuzz/bin/ck-convert "$g" -o "$seeds/bump/$(basename "${g%.gguf}").bump" >/dev/null
+  done
+  rm -f "$seeds"/bump/*.config.json
+fi
+
+# NAME -> "seed folders|dictionary"
+declare -A inputs=(
+  [fuzz_gguf]="$seeds/gguf|gguf.dict"
+  [fuzz_bump]="$seeds/bump|gguf.dict"
+  [fuzz_convert]="$seeds/gguf|gguf.dict"
+  [fuzz_tokenizer]="$PWD/tests/fuzz/corpus/fuzz_tokenizer|tokenizer.dict"
+  [fuzz_chat_template]="$PWD/tests/fuzz/corpus/fuzz_chat_template|chat_template.dict"
+)
+
 status=0
-for t in "${targets[@]}"; do
-  name=$(basename "$t")
+summary=()
+for name in fuzz_gguf fuzz_bump fuzz_convert fuzz_tokenizer fuzz_chat_template; do
   [ -n "$ONLY" ] && [ "$name" != "$ONLY" ] && continue
-  out=fuzz-out/$name; mkdir -p "$out/corpus"
-  seeds=tests/fuzz/corpus/$name; [ -d "$seeds" ] || seeds=""
-  echo "fuzz: $name for ${SECONDS_PER_TARGET}s"
-  if ! (cd "$out" && "../../$t" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=4096 -timeout=30 \
-        -print_final_stats=1 corpus ${seeds:+"../../$seeds"} > log.txt 2>&1); then
-    echo "fuzz: $name FOUND A PROBLEM, see $out/log.txt"; tail -40 "$out/log.txt"; status=1
-  else
-    grep -E "stat::number_of_executed_units|cov:" "$out/log.txt" | tail -2 || true
+  bin=$PWD/build-fuzz/bin/$name
+  out=$PWD/fuzz-out/$name
+  mkdir -p "$out/corpus"
+  IFS='|' read -r seed_dir dict <<<"${inputs[$name]}"
+  # Bounded per input (-timeout), in memory (-rss_limit_mb; one allocation
+  # above -malloc_limit_mb is a finding: readers must cap sizes by the file's).
+  common=(-rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 -artifact_prefix="$out/"
+          -dict="$PWD/tests/fuzz/$dict")
+
+  shopt -s nullglob
+  regressions=("$PWD/tests/fuzz/regressions/$name"/*)
+  shopt -u nullglob
+  if ((${#regressions[@]})); then
+    echo "fuzz: $name: replaying ${#regressions[@]} regression inputs"
+    if ! "$bin" "${common[@]}" "${regressions[@]}" >"$out/regressions.log" 2>&1; then
+      echo "fuzz: $name: A REGRESSION INPUT FAILS, see $out/regressions.log"; tail -40 "$out/regressions.log"
+      status=1; summary+=("$name: regression input fails"); continue
+    fi
   fi
+
+  echo "fuzz: $name for ${SECONDS_PER_TARGET}s"
+  if (cd "$out" && "$bin" "${common[@]}" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
+        corpus "$seed_dir" >log.txt 2>&1); then
+    result="no finding"
+  else
+    result="FINDING: $(ls -t "$out" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' | head -1)"
+    echo "fuzz: $name FOUND A PROBLEM, see $out/log.txt"; tail -60 "$out/log.txt"; status=1
+  fi
+  execs=$(grep -oP 'stat::number_of_executed_units: \K[0-9]+' "$out/log.txt" || echo "?")
+  cov=$(grep -oP '^#[0-9]+\s+\S+\s+cov: \K[0-9]+ ft: [0-9]+' "$out/log.txt" | tail -1 || echo "?")
+  line="$name: ${SECONDS_PER_TARGET}s, $execs execs, cov $cov, corpus $(ls "$out/corpus" | wc -l) files, $result"
+  echo "fuzz: $line"; summary+=("$line")
 done
+echo "== fuzz summary"; printf '  %s\n' "${summary[@]}"
 exit $status
