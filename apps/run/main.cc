@@ -8,6 +8,7 @@
 
 #include "apps/chat/chat_repl.h"
 #include "apps/common/app_main.h"
+#include "apps/common/flag_aliases.h"
 #include "apps/run/generate.h"
 #include "apps/run/interrupt.h"
 #include "apps/run/run_options.h"
@@ -105,10 +106,11 @@ int main(int argc, char** argv) {
   ck::app::RunOptions opts;
   ck::app::add_run_flags(app, opts);
   ck::app::ChatOptions chat;
-  std::vector<std::string> args = ck::app::expand_flag_aliases(argc, argv);
-  std::vector<char*> arg_ptrs;
-  for (std::string& a : args) arg_ptrs.push_back(a.data());
-  return ck::app::run_app(app, static_cast<int>(arg_ptrs.size()), arg_ptrs.data(), [&] {
+  ck::app::add_chat_flags(app, chat);
+  ck::app::AliasedArgs args(argc, argv,
+                            {{"-cnv", "--conversation"}, {"-no-cnv", "--no-conversation"},
+                             ck::app::kChatFlagAliases[0], ck::app::kChatFlagAliases[1]});
+  return ck::app::run_app(app, args.argc(), args.argv(), [&] {
     opts.prompt_given = app.count("--prompt") > 0;
     opts.n_ctx_given = app.count("--ctx-size") > 0;
     return ck::app::run(opts, chat);

@@ -3,8 +3,6 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <string_view>
-#include <utility>
 
 #include "runtime/session.h"
 #include "runtime/threads.h"
@@ -47,19 +45,6 @@ void add_run_flags(CLI::App& app, RunOptions& o) {
                "Interactive chat through the model's chat template (also -cnv); "
                "the default when the model has a template and no -p/-f is given");
   app.add_flag("--no-chat,--no-conversation", o.no_chat, "Never start the chat (also -no-cnv)");
-}
-
-std::vector<std::string> expand_flag_aliases(int argc, char** argv) {
-  // CLI11 only takes one-letter short flags; llama.cpp users type these.
-  static const std::pair<std::string_view, std::string_view> kAliases[] = {
-      {"-cnv", "--conversation"}, {"-no-cnv", "--no-conversation"}};
-  std::vector<std::string> args(argv, argv + argc);
-  for (std::string& a : args) {
-    for (const auto& [from, to] : kAliases) {
-      if (a == from) a = to;
-    }
-  }
-  return args;
 }
 
 void validate_run_options(const RunOptions& o) {

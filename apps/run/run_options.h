@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "runtime/sampler.h"
 
@@ -28,10 +27,6 @@ struct RunOptions {
 };
 
 void add_run_flags(CLI::App& app, RunOptions& opts);
-
-// argv with llama.cpp's multi-letter short flags (-cnv, -no-cnv) spelled as
-// the long names CLI11 accepts.
-std::vector<std::string> expand_flag_aliases(int argc, char** argv);
 
 // Checks the ranges that do not depend on the model; throws naming the flag.
 void validate_run_options(const RunOptions& opts);
