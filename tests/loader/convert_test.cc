@@ -6,8 +6,6 @@
 #include <cmath>
 #include <fstream>
 
-#include "kernels/blocks.h"
-#include "kernels/fp16.h"
 #include "loader/bump_file.h"
 #include "loader/convert.h"
 #include "loader/gguf_reader.h"
@@ -145,30 +143,6 @@ TEST_CASE("stories260K converts; every tensor keeps the GGUF's exact bytes", "[c
   CHECK_FALSE(b.find("blk.0.attn_q.bias").has_value());
   check_metadata_round_trip(b, stories_gguf(), golden);
   check_config_json(bump, golden, false);
-}
-
-// Q8_0 requantization error bound for a block with stored scale d: half a
-// step, plus what rounding the scale to fp16 costs the largest code (127 *
-// d * 2^-11), plus float rounding.
-float q8_0_bound(float d) { return d * (0.5f + 127.0f / 2048.0f) * 1.001f + 1e-7f; }
-
-// Checks `view` (Q8_0) holds `ref` within the bound; returns the RMS error.
-double check_requantized(const TensorView& view, const std::vector<float>& ref) {
-  REQUIRE(view.dtype == DType::Q8_0);
-  REQUIRE(static_cast<size_t>(view.rows * view.cols) == ref.size());
-  const auto* blocks = static_cast<const BlockQ8_0*>(view.data);
-  double sq = 0;
-  size_t bad = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const BlockQ8_0& blk = blocks[i / 32];
-    const float d = fp16_to_fp32(blk.d);
-    const float v = d * static_cast<float>(blk.qs[i % 32]);
-    const float err = std::fabs(v - ref[i]);
-    sq += static_cast<double>(err) * err;
-    if (err > q8_0_bound(d) && bad++ < 5) FAIL_CHECK("value " << i << ": " << v << " vs " << ref[i] << " (d " << d << ")");
-  }
-  CHECK(bad == 0);
-  return std::sqrt(sq / static_cast<double>(ref.size()));
 }
 
 TEST_CASE("SmolLM2 converts; Q8_0 kept byte for byte, Q4_1 transcoded within Q8_0 rounding", "[convert][real]") {

@@ -1,6 +1,10 @@
 #include "tests/loader/golden_check.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
+
+#include "kernels/blocks.h"
+#include "kernels/fp16.h"
 
 #include "loader/sha256.h"
 
@@ -29,7 +33,30 @@ std::string array_digest(const Metadata& meta, const std::string& key, GgufType 
   return to_hex(h.finish());
 }
 
+// The bound for one value of a block with stored scale d: half a step, plus
+// what rounding the scale to fp16 costs the largest code (127 * d * 2^-11),
+// plus float rounding.
+float q8_0_bound(float d) { return d * (0.5f + 127.0f / 2048.0f) * 1.001f + 1e-7f; }
+
 }  // namespace
+
+double check_requantized(const TensorView& view, const std::vector<float>& ref) {
+  REQUIRE(view.dtype == DType::Q8_0);
+  REQUIRE(static_cast<size_t>(view.rows * view.cols) == ref.size());
+  const auto* blocks = static_cast<const BlockQ8_0*>(view.data);
+  double sq = 0;
+  size_t bad = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const BlockQ8_0& blk = blocks[i / 32];
+    const float d = fp16_to_fp32(blk.d);
+    const float v = d * static_cast<float>(blk.qs[i % 32]);
+    const float err = std::fabs(v - ref[i]);
+    sq += static_cast<double>(err) * err;
+    if (err > q8_0_bound(d) && bad++ < 5) FAIL_CHECK("value " << i << ": " << v << " vs " << ref[i] << " (d " << d << ")");
+  }
+  CHECK(bad == 0);
+  return std::sqrt(sq / static_cast<double>(ref.size()));
+}
 
 std::string sha256_hex(std::span<const uint8_t> bytes) { return to_hex(sha256(bytes)); }
 

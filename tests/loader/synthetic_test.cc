@@ -1,0 +1,80 @@
+// A random qwen2 model written by the gguf package (make_synthetic_gguf.py)
+// with every tensor type: the converter must copy native types byte for
+// byte, widen F16 vectors to F32 exactly, transcode the rest to Q8_0 within
+// its rounding, keep real q/k/v biases, and record qwen2's NeoX RoPE.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+#include "loader/bump_file.h"
+#include "loader/convert.h"
+#include "loader/gguf_reader.h"
+#include "tests/kernels/oracle.h"
+#include "tests/loader/golden_check.h"
+
+namespace ck::test {
+namespace {
+
+TEST_CASE("a qwen2 model with every tensor type converts as documented", "[convert][synthetic]") {
+  ScratchDir dir;
+  const auto gguf = dir.file("syn.gguf");
+  const std::string make = std::string("python3 '") + CK_SOURCE_DIR + "/tests/loader/make_synthetic_gguf.py' '" +
+                           gguf.string() + "'";
+  REQUIRE(std::system(make.c_str()) == 0);
+  const auto bump = dir.file("syn.bump");
+  const ConvertStats stats = convert_gguf_to_bump(gguf, bump);
+  CHECK(stats.transcoded == 12);
+  const BumpFile b = BumpFile::open(bump, {.verify = true});
+
+  const ModelConfig& c = b.config();
+  CHECK(c.arch == "qwen2");
+  CHECK(c.rope_neox);
+  CHECK(c.qkv_bias);
+  CHECK_FALSE(c.tied_output);
+  CHECK(c.n_heads == 4);
+  CHECK(c.n_kv_heads == 2);
+  CHECK(c.head_dim == 64);
+  CHECK(c.rope_base == 1e6f);
+  CHECK(c.rms_eps == 1e-6f);
+  CHECK(b.output().dtype == DType::Q6_K);
+  CHECK(b.layers()[1].bk.rows == 1);
+  CHECK(b.layers()[1].bk.cols == 128);
+
+  const GgufFile g = GgufFile::open(gguf);
+  std::vector<std::string> jobs;
+  for (size_t i = 0; i < g.tensors().size(); ++i) {
+    const GgufTensorInfo& t = g.tensors()[i];
+    // The oracle slices the first axis of gguf-py's array: values for vectors, rows for matrices.
+    const int64_t rows = t.ne.size() == 1 ? t.cols() : t.rows();
+    jobs.push_back("tensor " + gguf.string() + " " + t.name + " " + std::to_string(rows) + " " +
+                   dir.file(std::to_string(i) + ".raw").string() + " " + dir.file(std::to_string(i) + ".f32").string());
+  }
+  run_oracle(jobs, dir);
+
+  // Stacked gate/up of different types are both transcoded.
+  auto pair_differs = [&](const std::string& name) {
+    const auto layer = name.substr(0, name.find(".ffn_"));
+    return (name.ends_with(".ffn_gate.weight") || name.ends_with(".ffn_up.weight")) &&
+           g.find(layer + ".ffn_gate.weight")->type != g.find(layer + ".ffn_up.weight")->type;
+  };
+  for (size_t i = 0; i < g.tensors().size(); ++i) {
+    const GgufTensorInfo& t = g.tensors()[i];
+    INFO(t.name << " (" << traits(t.type).name << ")");
+    const auto view = b.find(t.name);
+    REQUIRE(view.has_value());
+    const std::vector<uint8_t> raw = read_bytes(dir.file(std::to_string(i) + ".raw"));
+    const std::vector<float> ref = read_floats(dir.file(std::to_string(i) + ".f32"));
+    const std::span<const uint8_t> ours(static_cast<const uint8_t*>(view->data), view->bytes);
+    if (t.ne.size() == 1) {  // vector: F32, exactly gguf-py's values
+      CHECK(view->dtype == DType::F32);
+      CHECK(first_bit_mismatch(std::vector<float>(view->f32(), view->f32() + view->cols), ref) == -1);
+    } else if (traits(t.type).native && !pair_differs(t.name)) {  // copied
+      CHECK(view->dtype == t.type);
+      CHECK(std::vector<uint8_t>(ours.begin(), ours.end()) == raw);
+    } else {  // transcoded
+      check_requantized(*view, ref);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ck::test
