@@ -98,6 +98,21 @@ struct HalfKernel {
   }
 };
 
+// Two fp16 values (adjacent in memory) to float with the target's
+// conversion instruction (vcvtph2ps where there is one).
+HWY_INLINE void LoadHalf2(const uint16_t* p, float* out) {
+  const hn::CappedTag<float, 2> d2;
+  const hn::Rebind<hwy::float16_t, decltype(d2)> dh;
+  const auto* h = reinterpret_cast<const hwy::float16_t*>(p);
+  for (size_t i = 0; i < 2; i += hn::Lanes(d2)) hn::StoreU(hn::PromoteTo(d2, hn::LoadU(dh, h + i)), d2, out + i);
+}
+
+HWY_INLINE float LoadHalf(const uint16_t* p) {
+  const hn::CappedTag<float, 1> d1;
+  const hn::Rebind<hwy::float16_t, decltype(d1)> dh;
+  return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
+}
+
 // Q8_0: w = d * q. Two blocks per iteration on independent accumulators.
 struct Q8_0Kernel {
   static VF BlockDot(const BlockQ8_0& b, const float* x) {
@@ -116,10 +131,10 @@ struct Q8_0Kernel {
     VF a0 = hn::Zero(df), a1 = hn::Zero(df);
     int64_t k = 0;
     for (; k + 2 <= nb; k += 2) {
-      a0 = hn::MulAdd(BlockDot(b[k], x + k * kQK), hn::Set(df, fp16_to_fp32(b[k].d)), a0);
-      a1 = hn::MulAdd(BlockDot(b[k + 1], x + (k + 1) * kQK), hn::Set(df, fp16_to_fp32(b[k + 1].d)), a1);
+      a0 = hn::MulAdd(BlockDot(b[k], x + k * kQK), hn::Set(df, LoadHalf(&b[k].d)), a0);
+      a1 = hn::MulAdd(BlockDot(b[k + 1], x + (k + 1) * kQK), hn::Set(df, LoadHalf(&b[k + 1].d)), a1);
     }
-    if (k < nb) a0 = hn::MulAdd(BlockDot(b[k], x + k * kQK), hn::Set(df, fp16_to_fp32(b[k].d)), a0);
+    if (k < nb) a0 = hn::MulAdd(BlockDot(b[k], x + k * kQK), hn::Set(df, LoadHalf(&b[k].d)), a0);
     return Sum(hn::Add(a0, a1));
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
@@ -127,20 +142,11 @@ struct Q8_0Kernel {
     const size_t N = hn::Lanes(df);
     const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
     for (int64_t k = 0; k < cols / kQK; ++k, out += kQK) {
-      const VF d = hn::Set(df, fp16_to_fp32(b[k].d));
+      const VF d = hn::Set(df, LoadHalf(&b[k].d));
       for (size_t i = 0; i < kQK; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b[k].qs + i)), d), df, out + i);
     }
   }
 };
-
-// Two fp16 values (adjacent in memory) to float with the target's
-// conversion instruction (vcvtph2ps where there is one).
-HWY_INLINE void LoadHalf2(const uint16_t* p, float* out) {
-  const hn::CappedTag<float, 2> d2;
-  const hn::Rebind<hwy::float16_t, decltype(d2)> dh;
-  const auto* h = reinterpret_cast<const hwy::float16_t*>(p);
-  for (size_t i = 0; i < 2; i += hn::Lanes(d2)) hn::StoreU(hn::PromoteTo(d2, hn::LoadU(dh, h + i)), d2, out + i);
-}
 
 // Q4_K: w = d*sc[j]*q - dmin*m[j]. The q*x products are summed per
 // sub-block and scaled once; the minimum terms need only the sums of x per
@@ -244,21 +250,28 @@ struct Q6_KKernel {
       f(3, l, hn::Sub(hn::Or(hn::ShiftRight<4>(c), hn::ShiftLeft<4>(hn::ShiftRight<6>(qh))), off));
     }
   }
+  // ds[s] = d * scales[s], converted with vectors.
+  static HWY_INLINE void Scales(const BlockQ6_K& b, float* ds) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    const VF d = hn::Set(df, LoadHalf(&b.d));
+    for (size_t i = 0; i < 16; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b.scales + i)), d), df, ds + i);
+  }
   static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
     const DF df;
     const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
     VF acc0 = hn::Zero(df), acc1 = hn::Zero(df);
     for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K) {
-      const float d = fp16_to_fp32(b[k].d);
+      HWY_ALIGN float ds[16];
+      Scales(b[k], ds);
       for (int h = 0; h < 2; ++h) {
         ForEachQuarter(b[k], h, [&](int quarter, size_t l, VI q) {
           const size_t i = 128 * h + 32 * quarter + l;
-          const VF s = hn::Set(df, d * b[k].scales[i / 16]);
           const VF p = hn::Mul(hn::ConvertTo(df, q), hn::LoadU(df, x + i));
           if (quarter % 2 == 0) {
-            acc0 = hn::MulAdd(p, s, acc0);
+            acc0 = hn::MulAdd(p, hn::Set(df, ds[i / 16]), acc0);
           } else {
-            acc1 = hn::MulAdd(p, s, acc1);
+            acc1 = hn::MulAdd(p, hn::Set(df, ds[i / 16]), acc1);
           }
         });
       }
@@ -269,11 +282,12 @@ struct Q6_KKernel {
     const DF df;
     const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k, out += kQK_K) {
-      const float d = fp16_to_fp32(b[k].d);
+      HWY_ALIGN float ds[16];
+      Scales(b[k], ds);
       for (int h = 0; h < 2; ++h) {
         ForEachQuarter(b[k], h, [&](int quarter, size_t l, VI q) {
           const size_t i = 128 * h + 32 * quarter + l;
-          hn::StoreU(hn::Mul(hn::ConvertTo(df, q), hn::Set(df, d * b[k].scales[i / 16])), df, out + i);
+          hn::StoreU(hn::Mul(hn::ConvertTo(df, q), hn::Set(df, ds[i / 16])), df, out + i);
         });
       }
     }
