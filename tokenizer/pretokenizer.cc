@@ -55,6 +55,45 @@ const std::vector<PretokenizerSpec>& all_specs() {
   return specs;
 }
 
+// Unicode's White_Space property, the set llama.cpp (unicode-data.cpp) and
+// Hugging Face's Oniguruma mean by \s. PCRE2's own \s also takes U+180E
+// MONGOLIAN VOWEL SEPARATOR (white space before Unicode 6.3), so every \s and
+// \S of the patterns is spelled out with this set before compiling.
+constexpr std::string_view kWhiteSpace =
+    R"(\t-\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
+
+std::string spell_out_whitespace(std::string_view pattern) {
+  std::string out;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      const char e = pattern[++i];
+      if (e == 's') {
+        out += in_class ? std::string(kWhiteSpace) : "[" + std::string(kWhiteSpace) + "]";
+      } else if (e == 'S' && !in_class) {
+        out += "[^" + std::string(kWhiteSpace) + "]";
+      } else if (e == 'S') {
+        throw std::logic_error("pre-tokenizer regex: \\S inside a character class is not supported");
+      } else {
+        out += c;
+        out += e;
+      }
+      continue;
+    }
+    if (c == '[' && !in_class) {
+      in_class = true;
+      out += c;
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += pattern[++i];
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') out += pattern[++i];  // a literal ']' first
+      continue;
+    }
+    if (c == ']' && in_class) in_class = false;
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string known_pretokenizers() {
@@ -88,7 +127,8 @@ Pretokenizer::Pretokenizer(std::string_view pre) : spec_(pretokenizer_spec(pre))
   // DOLLAR_ENDONLY: "$" means the end of the piece only, as in std::regex
   // (PCRE2 would also match before a final newline).
   const uint32_t options = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY;
-  for (auto pattern : spec_.regexes) {
+  for (auto original : spec_.regexes) {
+    const std::string pattern = spell_out_whitespace(original);
     auto compiled = std::make_unique<Compiled>();
     int error = 0;
     PCRE2_SIZE offset = 0;
@@ -97,7 +137,7 @@ Pretokenizer::Pretokenizer(std::string_view pre) : spec_(pretokenizer_spec(pre))
     if (compiled->code == nullptr) {
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(error, message, sizeof message);
-      throw std::runtime_error("pre-tokenizer regex '" + std::string(pattern) + "' does not compile at offset " +
+      throw std::runtime_error("pre-tokenizer regex '" + pattern + "' does not compile at offset " +
                                std::to_string(offset) + ": " + reinterpret_cast<const char*>(message));
     }
     // Without JIT (a PCRE2 built without it) the interpreter gives the same matches.
