@@ -105,8 +105,8 @@ class MarkdownPrinter : public Printer {
   }
   void footer() override {
     if (last_.samples_ns.empty()) return;
-    std::fprintf(out_, "\nCPU: %s; peak RSS %s; GB/s = weight bytes streamed per second, %% bw = of the measured "
-                       "read bandwidth (%.1f GB/s at %d threads)\n",
+    std::fprintf(out_, "\nCPU: %s; peak RSS %s. GB/s: weight bytes streamed per second; %% bw: of the read "
+                       "bandwidth measured with as many threads (%.1f GB/s at %d)\n",
                  last_.cpu_info.c_str(), format_size(last_.peak_rss_bytes).c_str(), last_.mem_bw_gbs,
                  last_.n_threads);
   }

@@ -117,10 +117,18 @@ std::string cpu_info() {
 }
 
 uint64_t peak_rss_bytes() {
+  // VmHWM follows reset_peak_rss(); getrusage's maximum does not.
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;  // "VmHWM:  1234 kB"
+  }
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<uint64_t>(u.ru_maxrss) * 1024;  // Linux reports KiB
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;  // KiB on Linux
 }
+
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 std::string utc_now_rfc3339() {
   const std::time_t t = std::time(nullptr);

@@ -35,7 +35,8 @@ void run_test(const Model& model, Session& session, const TestSpec& test, const 
               const std::function<void(int)>& on_rep);
 
 std::string cpu_info();           // "model name" of /proc/cpuinfo
-uint64_t peak_rss_bytes();        // of this process so far
+uint64_t peak_rss_bytes();        // of this process so far (since reset_peak_rss)
+void reset_peak_rss();            // Linux: the peak becomes the current RSS
 std::string utc_now_rfc3339();
 
 }  // namespace ck::bench
