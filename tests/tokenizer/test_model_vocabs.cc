@@ -5,6 +5,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include "loader/bump_file.h"
+#include "loader/convert.h"
 #include "tests/tokenizer/vocab_files.h"
 
 namespace {
@@ -69,4 +73,20 @@ TEST_CASE("special tokens are parsed only when asked", "[tokenizer][models]") {
   // Control tokens render only when asked.
   CHECK(tokenizer.token_to_piece(1).empty());
   CHECK(tokenizer.token_to_piece(1, /*render_special=*/true) == "<|im_start|>");
+}
+
+TEST_CASE("the vocabulary survives GGUF -> bump conversion", "[tokenizer][models]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("ck-tok-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto bump = dir / "stories260K.bump";
+  ck::convert_gguf_to_bump(ck::test::stories_gguf(), bump);
+  const ck::tok::Tokenizer from_bump(ck::BumpFile::open(bump).vocab());
+  const auto from_gguf = ck::test::load_tokenizer(ck::test::stories_gguf());
+  std::filesystem::remove_all(dir);
+  for (const auto& c : reference_cases("stories260K")) {
+    const auto text = c.at("text").get<std::string>();
+    CHECK(from_bump.encode(text, true, false) == from_gguf.encode(text, true, false));
+  }
+  CHECK(from_bump.eog_ids() == from_gguf.eog_ids());
+  CHECK(from_bump.chat_template() == from_gguf.chat_template());
 }
