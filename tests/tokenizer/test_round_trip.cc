@@ -1,9 +1,12 @@
-// decode(encode(text)) gives the text back, for real text (WikiText-2) and for
+// WikiText-2 tokenized exactly as the reference tokenizers do (the count and
+// a digest of their ids are in golden/reference_ids.json, see
+// golden/make_reference_ids.py), and decode(encode(text)) gives the text back, for real text (WikiText-2) and for
 // random byte strings mixing ASCII, multi-byte characters and invalid UTF-8,
 // in both vocabulary families. Invalid bytes are kept as bytes (byte-level
 // BPE spells bytes, SPM falls back to its <0xNN> tokens), except bytes a
 // byte-level vocabulary has no token for, which are dropped.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <random>
 
@@ -57,6 +60,28 @@ void check_random(const std::filesystem::path& path) {
   }
 }
 
+// FNV-1a over the ids as little-endian int32 bytes (the generator's digest).
+uint64_t fnv1a64(const std::vector<int32_t>& ids) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (int32_t id : ids) {
+    const auto u = static_cast<uint32_t>(id);
+    for (int shift = 0; shift < 32; shift += 8) h = (h ^ ((u >> shift) & 0xFF)) * 0x100000001B3ull;
+  }
+  return h;
+}
+
+void check_reference_digest(const std::vector<int32_t>& ids, const std::string& model) {
+  const auto golden = nlohmann::json::parse(ck::test::read_file(
+      std::filesystem::path(CK_SOURCE_DIR) / "tests" / "tokenizer" / "golden" / "reference_ids.json"));
+  for (const auto& entry : golden.at("wikitext2")) {
+    if (entry.at("model") != model) continue;
+    CHECK(ids.size() == entry.at("count").get<size_t>());
+    CHECK(fnv1a64(ids) == entry.at("fnv1a64").get<uint64_t>());
+    return;
+  }
+  FAIL("no WikiText-2 reference for " << model);
+}
+
 const std::string& wikitext() {
   static const std::string text =
       ck::test::read_file(ck::test::shared_data() / "wikitext-2" / "wikitext-2-raw-v1.test.txt");
@@ -65,17 +90,17 @@ const std::string& wikitext() {
 
 }  // namespace
 
-TEST_CASE("WikiText-2 round trip, stories260K", "[tokenizer][roundtrip]") {
+TEST_CASE("WikiText-2 as sentencepiece tokenizes it, and back, stories260K", "[tokenizer][roundtrip]") {
   const auto tokenizer = ck::test::load_tokenizer(ck::test::stories_gguf());
-  const auto ids = tokenizer.encode(wikitext(), true, false);
-  CHECK(ids.size() > wikitext().size() / 4);
+  check_reference_digest(tokenizer.encode(wikitext(), /*add_special=*/false, false), "stories260K");
+  const auto ids = tokenizer.encode(wikitext(), /*add_special=*/true, false);
   CHECK(tokenizer.decode(ids) == wikitext());
 }
 
-TEST_CASE("WikiText-2 round trip, SmolLM2", "[tokenizer][roundtrip]") {
+TEST_CASE("WikiText-2 as Hugging Face tokenizes it, and back, SmolLM2", "[tokenizer][roundtrip]") {
   const auto tokenizer = ck::test::load_tokenizer(ck::test::smollm_gguf());
-  const auto ids = tokenizer.encode(wikitext(), true, false);
-  CHECK(ids.size() > wikitext().size() / 8);
+  const auto ids = tokenizer.encode(wikitext(), /*add_special=*/true, false);
+  check_reference_digest(ids, "smollm2");  // add_bos is false for SmolLM2
   CHECK(tokenizer.decode(ids) == wikitext());
 }
 

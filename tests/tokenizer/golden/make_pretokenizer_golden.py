@@ -31,7 +31,7 @@ PATTERNS = {
 
 
 def texts():
-    with open(VECTORS, encoding="utf-8") as f:
+    with open(VECTORS, encoding="utf-8", newline="") as f:
         cases = f.read().split("\n__ggml_vocab_test__\n")[:-1]
     return cases + ["I'M here, YOU'LL see 1234567 things!!\r\n\tok", "\u00a0non-breaking\u3000ideographic space",
                     "next\u0085\u0085line\u1680ogham \u180emongolian\u2028\u2029 \u000b\u000c"]

@@ -11,6 +11,8 @@ that share no code with ours, built from the same GGUF vocabularies.
   pre-tokenizer: Sequence[Digits(individual_digits), ByteLevel(no prefix space)];
   control tokens are added as special tokens, so they are matched in text.
 
+Also the count and a digest of the ids of the whole WikiText-2 test text.
+
 Run from the repository root (needs: pip install gguf sentencepiece protobuf tokenizers):
     python3 tests/tokenizer/golden/make_reference_ids.py
 """
@@ -26,6 +28,7 @@ from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STORIES = os.path.join(ROOT, "..", "shared", "data", "models", "stories260K.gguf")
 SMOLLM = os.path.join(ROOT, "models", "SmolLM2-135M-Instruct.Q4_1.gguf")
+WIKITEXT = os.path.join(ROOT, "..", "shared", "data", "wikitext-2", "wikitext-2-raw-v1.test.txt")
 
 SENTENCES = [
     "Once upon a time, there was a little girl named Lily.",
@@ -47,7 +50,17 @@ def field(reader, key):
     return f.parts[f.data[0]][0].item()
 
 
-def sentencepiece_ids(path):
+def fnv1a64(ids):
+    """FNV-1a over the ids as little-endian int32: the whole-corpus lists are
+    too long to commit, so the test compares this digest and the count."""
+    h = 0xCBF29CE484222325
+    for i in ids:
+        for b in int(i).to_bytes(4, "little", signed=True):
+            h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def sentencepiece_processor(path):
     r = gguf.GGUFReader(path)
     tokens, scores, types = (field(r, "tokenizer.ggml." + k) for k in ("tokens", "scores", "token_type"))
     proto = spm_pb2.ModelProto()
@@ -64,11 +77,10 @@ def sentencepiece_ids(path):
     for text, score, kind in zip(tokens, scores, types):
         piece = proto.pieces.add()
         piece.piece, piece.score, piece.type = text, score, kind
-    sp = SentencePieceProcessor(model_proto=proto.SerializeToString())
-    return [{"text": s, "ids": sp.encode(s)} for s in SENTENCES]
+    return SentencePieceProcessor(model_proto=proto.SerializeToString())
 
 
-def hf_byte_level_ids(path):
+def hf_byte_level_tokenizer(path):
     r = gguf.GGUFReader(path)
     tokens, types, merges = (field(r, "tokenizer.ggml." + k) for k in ("tokens", "token_type", "merges"))
     vocab = {t: i for i, t in enumerate(tokens)}
@@ -78,13 +90,27 @@ def hf_byte_level_ids(path):
         [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
     tok.decoder = decoders.ByteLevel()
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t, k in zip(tokens, types) if k == 3])
-    cases = [{"text": s, "ids": tok.encode(s, add_special_tokens=False).ids} for s in SENTENCES]
-    cases.append({"text": CHATML, "ids": tok.encode(CHATML, add_special_tokens=False).ids, "parse_special": True})
-    return cases
+    return tok
 
 
 def main():
-    out = {"stories260K": sentencepiece_ids(STORIES), "smollm2": hf_byte_level_ids(SMOLLM)}
+    sp = sentencepiece_processor(STORIES)
+    hf = hf_byte_level_tokenizer(SMOLLM)
+    def hf_ids(text):
+        return hf.encode(text, add_special_tokens=False).ids
+    # newline="": the file has CRLF line ends, which must reach the tokenizers as they are.
+    with open(WIKITEXT, encoding="utf-8", newline="") as f:
+        wikitext = f.read()
+    wiki_sp, wiki_hf = sp.encode(wikitext), hf_ids(wikitext)
+    out = {
+        "stories260K": [{"text": s, "ids": sp.encode(s)} for s in SENTENCES],
+        "smollm2": [{"text": s, "ids": hf_ids(s)} for s in SENTENCES]
+                   + [{"text": CHATML, "ids": hf_ids(CHATML), "parse_special": True}],
+        "wikitext2": [
+            {"model": "stories260K", "count": len(wiki_sp), "fnv1a64": fnv1a64(wiki_sp)},
+            {"model": "smollm2", "count": len(wiki_hf), "fnv1a64": fnv1a64(wiki_hf)},
+        ],
+    }
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ids.json")
     with open(path, "w", encoding="utf-8") as f:
         # One case per line, so that a change shows up as a readable diff.
