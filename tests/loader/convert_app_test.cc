@@ -44,7 +44,7 @@ TEST_CASE("ck-convert --inspect describes GGUF and bump files", "[app]") {
                         Catch::Contains("tensor slots (75"));
 }
 
-TEST_CASE("ck-convert --dump writes fp32 in GGUF row order from either format", "[app][real]") {
+TEST_CASE("ck-convert --dump writes the same values from a GGUF and its bump", "[app]") {
   ScratchDir dir;
   // stories260K (F32): the GGUF's values, whichever file they come from.
   REQUIRE(run_app({"ck-convert", stories_gguf().string(), "-o", dir.file("s.bump").string()}).exit_code == 0);
@@ -54,21 +54,10 @@ TEST_CASE("ck-convert --dump writes fp32 in GGUF row order from either format", 
     REQUIRE(run_app({"ck-convert", "--dump", name, dir.file("s.bump").string(), "-o", dir.file("b.f32").string()}).exit_code == 0);
     CHECK(read_bytes(dir.file("g.f32")) == read_bytes(dir.file("b.f32")));
   }
-  // SmolLM2 Q4_1: the GGUF dump is gguf-py's dequantize bit for bit.
-  const std::string name = "blk.3.ffn_up.weight";
-  const ProcessResult r =
-      run_app({"ck-convert", "--dump", name, smollm_gguf().string(), "-o", dir.file("q.f32").string()});
-  CHECK(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("884736 fp32 values"));
-  run_oracle({"tensor " + smollm_gguf().string() + " " + name + " 1536 " + dir.file("q.raw").string() + " " +
-              dir.file("ref.f32").string()},
-             dir);
-  CHECK(first_bit_mismatch(read_floats(dir.file("q.f32")), read_floats(dir.file("ref.f32"))) == -1);
-
   const ProcessResult missing = run_app({"ck-convert", "--dump", "nope", stories_gguf().string(), "-o", dir.file("x").string()});
   CHECK(missing.exit_code == 1);
   CHECK_THAT(missing.err, Catch::Contains("no tensor named 'nope'"));
-  const ProcessResult no_out = run_app({"ck-convert", "--dump", name, stories_gguf().string()});
+  const ProcessResult no_out = run_app({"ck-convert", "--dump", "token_embd.weight", stories_gguf().string()});
   CHECK(no_out.exit_code == 1);
   CHECK_THAT(no_out.err, Catch::Contains("--dump needs -o"));
 }

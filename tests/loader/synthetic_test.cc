@@ -8,6 +8,7 @@
 #include "loader/bump_file.h"
 #include "loader/convert.h"
 #include "loader/gguf_reader.h"
+#include "tests/apps/subprocess.h"
 #include "tests/kernels/oracle.h"
 #include "tests/loader/golden_check.h"
 
@@ -73,6 +74,17 @@ TEST_CASE("a qwen2 model with every tensor type converts as documented", "[conve
     } else {  // transcoded
       check_requantized(*view, ref);
     }
+  }
+
+  // ck-convert --dump of a GGUF tensor is gguf-py's dequantize, bit for bit,
+  // for a legacy quant, a K-quant and a 16-bit float type.
+  for (const std::string name : {"blk.0.ffn_gate.weight", "blk.1.attn_v.weight", "blk.0.attn_v.weight"}) {
+    INFO("--dump " << name);
+    size_t i = 0;
+    while (g.tensors()[i].name != name) ++i;
+    const ProcessResult r = run_app({"ck-convert", "--dump", name, gguf.string(), "-o", dir.file("d.f32").string()});
+    CHECK(r.exit_code == 0);
+    CHECK(first_bit_mismatch(read_floats(dir.file("d.f32")), read_floats(dir.file(std::to_string(i) + ".f32"))) == -1);
   }
 }
 
