@@ -111,3 +111,14 @@ TEST_CASE("random and invalid UTF-8 round trip, stories260K", "[tokenizer][round
 TEST_CASE("random and invalid UTF-8 round trip, SmolLM2", "[tokenizer][roundtrip]") {
   check_random(ck::test::smollm_gguf());
 }
+
+TEST_CASE("WikiText-2 through llama.cpp's test vocabularies, as the references tokenize it", "[tokenizer][roundtrip]") {
+  // llama-spm against sentencepiece, gpt-2 and starcoder against Hugging Face.
+  for (const std::string name : {"llama-spm", "gpt-2", "starcoder"}) {
+    INFO(name);
+    const auto tokenizer = ck::test::load_tokenizer(ck::test::vectors_dir() / ("ggml-vocab-" + name + ".gguf"));
+    const auto ids = tokenizer.encode(wikitext(), /*add_special=*/false, false);
+    check_reference_digest(ids, name);
+    CHECK(tokenizer.decode(ids) == wikitext());
+  }
+}

@@ -28,6 +28,7 @@ from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STORIES = os.path.join(ROOT, "..", "shared", "data", "models", "stories260K.gguf")
 SMOLLM = os.path.join(ROOT, "models", "SmolLM2-135M-Instruct.Q4_1.gguf")
+VECTORS = os.path.join(ROOT, "..", "shared", "data", "tokenizer-tests")
 WIKITEXT = os.path.join(ROOT, "..", "shared", "data", "wikitext-2", "wikitext-2-raw-v1.test.txt")
 
 SENTENCES = [
@@ -80,14 +81,15 @@ def sentencepiece_processor(path):
     return SentencePieceProcessor(model_proto=proto.SerializeToString())
 
 
-def hf_byte_level_tokenizer(path):
+def hf_byte_level_tokenizer(path, digits=True):
     r = gguf.GGUFReader(path)
     tokens, types, merges = (field(r, "tokenizer.ggml." + k) for k in ("tokens", "token_type", "merges"))
     vocab = {t: i for i, t in enumerate(tokens)}
     bpe = models.BPE(vocab=vocab, merges=[tuple(m.split(" ", 1)) for m in merges])
     tok = Tokenizer(bpe)
-    tok.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)  # GPT-2's regex
+    tok.pre_tokenizer = (pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+                         if digits else byte_level)
     tok.decoder = decoders.ByteLevel()
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t, k in zip(tokens, types) if k == 3])
     return tok
@@ -101,15 +103,22 @@ def main():
     # newline="": the file has CRLF line ends, which must reach the tokenizers as they are.
     with open(WIKITEXT, encoding="utf-8", newline="") as f:
         wikitext = f.read()
-    wiki_sp, wiki_hf = sp.encode(wikitext), hf_ids(wikitext)
+    # The whole corpus also through the vocabulary-only files of llama.cpp's tests.
+    corpus_tokenizers = {
+        "stories260K": sp.encode,
+        "smollm2": hf_ids,
+        "llama-spm": sentencepiece_processor(os.path.join(VECTORS, "ggml-vocab-llama-spm.gguf")).encode,
+        "gpt-2": lambda t, tok=hf_byte_level_tokenizer(os.path.join(VECTORS, "ggml-vocab-gpt-2.gguf"), digits=False):
+            tok.encode(t, add_special_tokens=False).ids,
+        "starcoder": lambda t, tok=hf_byte_level_tokenizer(os.path.join(VECTORS, "ggml-vocab-starcoder.gguf")):
+            tok.encode(t, add_special_tokens=False).ids,
+    }
+    wiki = {name: encode(wikitext) for name, encode in corpus_tokenizers.items()}
     out = {
         "stories260K": [{"text": s, "ids": sp.encode(s)} for s in SENTENCES],
         "smollm2": [{"text": s, "ids": hf_ids(s)} for s in SENTENCES]
                    + [{"text": CHATML, "ids": hf_ids(CHATML), "parse_special": True}],
-        "wikitext2": [
-            {"model": "stories260K", "count": len(wiki_sp), "fnv1a64": fnv1a64(wiki_sp)},
-            {"model": "smollm2", "count": len(wiki_hf), "fnv1a64": fnv1a64(wiki_hf)},
-        ],
+        "wikitext2": [{"model": name, "count": len(ids), "fnv1a64": fnv1a64(ids)} for name, ids in wiki.items()],
     }
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ids.json")
     with open(path, "w", encoding="utf-8") as f:
