@@ -124,3 +124,38 @@ TEST_CASE("chat: unreadable -sysf is an error", "[chat][app]") {
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("system-prompt-file") != std::string::npos);
 }
+
+TEST_CASE("chat from a pipe on stories260K: commands, /regen, a full context", "[chat][app]") {
+  const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  SECTION("greedy /regen repeats the answer, re-evaluating one token") {
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-n", "10", "-c", "256"},
+                                     "Once upon a time\n/regen\n/bogus\n/clear\n/regen\n");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    const size_t nl = r.out.find('\n');
+    REQUIRE(nl != std::string::npos);
+    CHECK(r.out == r.out.substr(0, nl + 1) + r.out.substr(0, nl + 1));  // two equal answers
+    CHECK(r.err.find("[ prompt: 1 tok") != std::string::npos);
+    CHECK(r.err.find("unknown command /bogus") != std::string::npos);
+    CHECK(r.err.find("conversation cleared") != std::string::npos);
+    CHECK(r.err.find("nothing to regenerate") != std::string::npos);
+  }
+  SECTION("a full context cuts the answer, warns, and refuses what no longer fits") {
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-c", "24"},
+                                     "Once upon a time\nThe little dog ran to the park with his friends\n");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("context: 24/24") != std::string::npos);
+    CHECK(r.err.find("[the context is full: answer cut off]") != std::string::npos);
+    CHECK(r.err.find("100% full; /clear starts a new conversation") != std::string::npos);
+    CHECK(r.err.find("cannot answer") != std::string::npos);
+  }
+  SECTION("--single-turn reads all of stdin as one message") {
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-n", "4", "--single-turn"},
+                                     "Once upon\na time\n");
+    CHECK(r.exit_code == 0);
+    size_t stats = 0;
+    for (size_t at = r.err.find("[ prompt:"); at != std::string::npos; at = r.err.find("[ prompt:", at + 1)) ++stats;
+    CHECK(stats == 1);
+  }
+}
