@@ -69,6 +69,10 @@ ModelConfig config_from_metadata(const Metadata& meta, const std::string& path) 
                    std::to_string(c.n_heads));
   }
   c.head_dim = optional_or(meta, path, p + "attention.key_length", kMaxDim, c.dim / c.n_heads);
+  if (static_cast<uint64_t>(c.n_heads) * static_cast<uint64_t>(c.head_dim) > kMaxDim) {
+    fail(path, "head_count x key_length = " + std::to_string(static_cast<uint64_t>(c.n_heads) * c.head_dim) +
+                   " exceeds " + std::to_string(kMaxDim));
+  }
   const int32_t value_len = optional_or(meta, path, p + "attention.value_length", kMaxDim, c.head_dim);
   if (value_len != c.head_dim) {
     fail(path, "attention.value_length " + std::to_string(value_len) + " differs from key_length " +

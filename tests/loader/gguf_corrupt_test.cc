@@ -180,6 +180,11 @@ const std::vector<Case>& model_cases() {
       {"absurd embedding size", set_u32("llama.embedding_length", 1u << 30), "'llama.embedding_length' is 1073741824"},
       {"heads not a multiple of KV heads", set_u32("llama.attention.head_count_kv", 3),
        "head_count 8 is not a multiple of head_count_kv 3"},
+      {"attention wider than any model", change([](auto& b) {
+         b.kvs.push_back({"llama.attention.key_length", 4, raw_u32(1u << 19)});
+         b.kvs.push_back({"llama.attention.value_length", 4, raw_u32(1u << 19)});
+       }),
+       "head_count x key_length = 4194304 exceeds"},
       {"rope wider than a head", set_u32("llama.rope.dimension_count", 16), "rope.dimension_count 16 must be even"},
       {"missing RMS epsilon", change([](auto& b) {
          b.kvs.erase(b.kvs.begin() + static_cast<ptrdiff_t>(b.kv_index("llama.attention.layer_norm_rms_epsilon")));
