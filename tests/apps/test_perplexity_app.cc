@@ -37,6 +37,14 @@ TEST_CASE("ck-perplexity matches llama-perplexity on stories260K", "[perplexity]
   CHECK(r.out.find("[41]") == std::string::npos);
 }
 
+TEST_CASE("ck-perplexity: -b and -t change the speed, not the result", "[perplexity][app]") {
+  const auto a = run_app({"ck-perplexity", "-m", kModel, "-f", kWiki, "-c", "128", "--chunks", "3", "-t", "1"});
+  const auto b = run_app({"ck-perplexity", "-m", kModel, "-f", kWiki, "-c", "128", "--chunks", "3", "-b", "7", "-t", "2"});
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  CHECK(final_ppl(b.out) == Approx(final_ppl(a.out)).epsilon(1e-5));
+}
+
 TEST_CASE("ck-perplexity: a model compared with itself has no divergence", "[perplexity][kld][app]") {
   const auto base = (std::filesystem::temp_directory_path() / "ck_test_self.kld").string();
   const auto w = run_app({"ck-perplexity", "-m", kModel, "-f", kWiki, "-c", "128", "--chunks", "4",
