@@ -77,6 +77,27 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_F16, ck::DType::F16, kHotBytes)->Apply(Hot);
 
+// Prefill: n activations against one matrix (weights from cache: compute
+// bound), in GFLOP/s (2 * rows * cols * n per call).
+void BM_gemm(benchmark::State& state, ck::DType dt) {
+  const int64_t rows = state.range(0), cols = state.range(1), n = state.range(2);
+  omp_set_num_threads(static_cast<int>(state.range(3)));
+  const Copies c = make_copies(dt, rows, cols, kHotBytes);
+  std::vector<float> X(static_cast<size_t>(n * cols), 0.5f), Y(static_cast<size_t>(n * rows));
+  for (auto _ : state) {
+    ck::gemm(dt, c.bytes.data(), rows, cols, X.data(), n, Y.data());
+    benchmark::DoNotOptimize(Y.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * static_cast<double>(rows * cols * n) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+void GemmShapes(benchmark::internal::Benchmark* b) {
+  b->Args({2048, 2048, 64, 1})->Args({2048, 2048, 64, 2})->Args({5632, 2048, 64, 2});
+  b->ArgNames({"rows", "cols", "n", "threads"})->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+BENCHMARK_CAPTURE(BM_gemm, Q4_K, ck::DType::Q4_K)->Apply(GemmShapes);
+BENCHMARK_CAPTURE(BM_gemm, Q8_0, ck::DType::Q8_0)->Apply(GemmShapes);
+
 // Quantizer throughput (one thread), in weights per second.
 void BM_quantize(benchmark::State& state, ck::DType dt) {
   omp_set_num_threads(1);
