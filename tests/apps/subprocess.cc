@@ -7,11 +7,16 @@
 
 #include <csignal>
 #include <cerrno>
+#include <filesystem>
 #include <stdexcept>
 
 namespace ck::test {
 
 std::string app_path(const std::string& name) { return std::string(CK_BINARY_DIR) + "/bin/" + name; }
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + "." + std::to_string(getpid()))).string();
+}
 
 ProcessResult run_app(const std::vector<std::string>& argv, const std::string& input) {
   std::signal(SIGPIPE, SIG_IGN);  // a child that exits early must not kill the test

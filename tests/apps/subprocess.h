@@ -17,4 +17,8 @@ ProcessResult run_app(const std::vector<std::string>& argv, const std::string& i
 
 std::string app_path(const std::string& name);
 
+// A path in the temporary folder unique to this test process, so suites
+// running side by side (several build folders) never share files.
+std::string temp_path(const std::string& name);
+
 }  // namespace ck::test

@@ -66,7 +66,7 @@ int prompt_tokens(const std::string& stats_line) {
 TEST_CASE("chat through a terminal: two turns, /regen, /clear, Ctrl-C, Ctrl-D", "[chat][app][smollm2]") {
   INFO("SmolLM2 comes from scripts/fetch-models.sh");
   REQUIRE(std::filesystem::exists(kSmol));
-  const auto history = (std::filesystem::temp_directory_path() / "ck_test_history").string();
+  const auto history = ck::test::temp_path("ck_test_history");
   ck::test::PtySession chat({"ck-chat", "-m", kSmol, "--temp", "0", "-n", "6", "-c", "512", "--history-file", history});
   chat.expect("/help");
   chat.expect("> ");

@@ -46,7 +46,7 @@ TEST_CASE("ck-perplexity: -b and -t change the speed, not the result", "[perplex
 }
 
 TEST_CASE("ck-perplexity: a model compared with itself has no divergence", "[perplexity][kld][app]") {
-  const auto base = (std::filesystem::temp_directory_path() / "ck_test_self.kld").string();
+  const auto base = ck::test::temp_path("ck_test_self.kld");
   const auto w = run_app({"ck-perplexity", "-m", kModel, "-f", kWiki, "-c", "128", "--chunks", "4",
                           "--kl-divergence-base", base});
   INFO(w.err);
@@ -71,7 +71,7 @@ TEST_CASE("ck-perplexity: bad input is a clear error, exit 1", "[perplexity][app
     CHECK(r.err.find("ck-perplexity: error: /nonexistent/wiki.txt: cannot open") != std::string::npos);
   }
   SECTION("text too short for the context") {
-    const auto file = (std::filesystem::temp_directory_path() / "ck_test_short.txt").string();
+    const auto file = ck::test::temp_path("ck_test_short.txt");
     { std::ofstream(file) << "Once upon a time there was a cat."; }
     const auto r = run_app({"ck-perplexity", "-m", kModel, "-f", file, "-c", "256"});
     CHECK(r.exit_code == 1);

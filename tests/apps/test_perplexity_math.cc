@@ -11,6 +11,7 @@
 #include "apps/perplexity/kld_file.h"
 #include "apps/perplexity/kld_stats.h"
 #include "apps/perplexity/nll.h"
+#include "subprocess.h"
 
 using namespace ck::app;
 
@@ -117,7 +118,7 @@ TEST_CASE("percentile interpolates between ranks", "[perplexity][kld]") {
 }
 
 TEST_CASE("KLD base file: round trip and damaged files", "[perplexity][kld]") {
-  const auto dir = std::filesystem::temp_directory_path() / "ck_test_kld";
+  const auto dir = std::filesystem::path(ck::test::temp_path("ck_test_kld"));
   std::filesystem::create_directories(dir);
   const auto path = dir / "base.kld";
   const KldHeader h{8, 64, 2, 4};  // 3 scored rows per chunk
