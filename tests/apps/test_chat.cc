@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
 
 #include "apps/chat/conversation.h"
@@ -158,4 +160,30 @@ TEST_CASE("chat from a pipe on stories260K: commands, /regen, a full context", "
     for (size_t at = r.err.find("[ prompt:"); at != std::string::npos; at = r.err.find("[ prompt:", at + 1)) ++stats;
     CHECK(stats == 1);
   }
+}
+
+TEST_CASE("chat through a terminal: paste, \\ continuation, history, Ctrl-C at the prompt", "[chat][app]") {
+  const auto history = ck::test::temp_path("ck_test_history_s260k");
+  {
+    ck::test::PtySession chat({"ck-chat", "-m", std::string(CK_SHARED_DATA) + "/models/stories260K.gguf", "--temp",
+                               "0", "-n", "4", "--history-file", history});
+    chat.expect("> ");
+    chat.send("Once upon a time\nthere was a cat\n");  // two lines in one write: a paste
+    chat.expect("context: ");
+    chat.expect("> ");
+    chat.send("The dog \\\r");
+    chat.expect("... ");
+    chat.send("ran\r");
+    chat.expect("context: ");
+    chat.expect("> ");
+    chat.send("/stats\r");
+    CHECK_THAT(chat.expect("messages"), Catch::Contains("4 messages"));  // two questions, two answers
+    chat.expect("> ");
+    chat.send("\x03");  // Ctrl-C at the prompt leaves
+    CHECK(chat.wait() == 0);
+  }
+  std::ifstream in(history);
+  const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(saved.find("ran") != std::string::npos);
+  std::filesystem::remove(history);
 }
