@@ -31,10 +31,11 @@ std::string_view trim(std::string_view s) {
 }
 
 // ChatML templates that open with a system turn when the conversation has
-// none spell it as a string literal: '<|im_start|>system\n...<|im_end|>'.
-// The newline is either a real one or Jinja's "\n" escape.
+// none spell it as a string literal: '<|im_start|>system\n...<|im_end|>'
+// (SmolLM2 and Qwen2 under "messages[0]['role'] != 'system'", Qwen2.5 in the
+// else branch of "== 'system'"). The newline is either a real one or Jinja's
+// "\n" escape.
 std::string default_system_prompt(std::string_view jinja) {
-  if (!contains(jinja, "!= 'system'") && !contains(jinja, "!= \"system\"")) return {};
   constexpr std::string_view kOpen = "<|im_start|>system";
   for (size_t at = jinja.find(kOpen); at != std::string_view::npos; at = jinja.find(kOpen, at + 1)) {
     std::string_view rest = jinja.substr(at + kOpen.size());

@@ -37,6 +37,13 @@ TEST_CASE("families are recognised by their markers", "[tokenizer][chat]") {
   CHECK(detect_chat_template("{{ '<start_of_turn>user' }}").family == ChatFamily::Gemma);
   CHECK(detect_chat_template("{{ something else }}").family == ChatFamily::ChatML);  // the stated fallback
   CHECK(detect_chat_template("{{ '<|im_start|>' + message['role'] }}").default_system.empty());
+  // Qwen2.5's shape: the default in the else branch, after a tools branch
+  // whose system turn is an expression, not a literal.
+  const std::string qwen25 =
+      "{%- if tools %}{{- '<|im_start|>system\\n' }}{{- messages[0]['content'] }}{%- else %}"
+      "{%- if messages[0]['role'] == 'system' %}{{- '<|im_start|>system\\n' + messages[0]['content'] + "
+      "'<|im_end|>\\n' }}{%- else %}{{- '<|im_start|>system\\nYou are Qwen.<|im_end|>\\n' }}{%- endif %}{%- endif %}";
+  CHECK(detect_chat_template(qwen25).default_system == "You are Qwen.");
 }
 
 TEST_CASE("template names and overrides", "[tokenizer][chat]") {
