@@ -1,0 +1,173 @@
+// Bad input at run time: flags out of range, prompts that cannot fit, empty
+// or invalid text, paths that are not models. Every case must end with a
+// non-zero exit and a message naming the problem, never a signal or a hang.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/kernels/oracle.h"
+#include "tests/reliability/fixtures.h"
+#include "tests/reliability/process.h"
+#include "tokenizer/utf8.h"
+
+namespace {
+
+using ck::reliability::describe;
+using ck::reliability::failed_cleanly;
+using ck::reliability::Outcome;
+using ck::reliability::run;
+using ck::reliability::stories_bump;
+
+struct Case {
+  std::string name;
+  std::vector<std::string> argv;
+  std::string expected;  // a part of the message that names the problem
+};
+
+void check_cases(const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const Outcome o = run(c.argv);
+    INFO(describe(o));
+    CHECK(failed_cleanly(o));
+    CHECK(o.err.find(c.expected) != std::string::npos);
+  }
+}
+
+std::string long_prompt() {
+  std::string s;
+  for (int i = 0; i < 100; ++i) s += "Once upon a time there was a little dog. ";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("ck-run refuses flags out of range and prompts that cannot fit", "[reliability][run]") {
+  const std::string m = stories_bump().string();
+  check_cases({
+      {"prompt longer than the context", {"ck-run", "-m", m, "-c", "32", "-p", long_prompt()}, "too long for a context of 32"},
+      {"prompt longer than the model's context", {"ck-run", "-m", m, "-c", "0", "-p", long_prompt() + long_prompt() + long_prompt() + long_prompt() + long_prompt() + long_prompt()}, "shorten the prompt"},
+      {"-c beyond the model", {"ck-run", "-m", m, "-c", "100000", "-p", "x"}, "exceeds the model's context"},
+      {"-c negative", {"ck-run", "-m", m, "-c", "-5", "-p", "x"}, "-c must be"},
+      {"-c not a number", {"ck-run", "-m", m, "-c", "lots", "-p", "x"}, "-c"},
+      {"-n beyond the model", {"ck-run", "-m", m, "-n", "100000", "-p", "x"}, "exceeds the model's context"},
+      {"-n below -1", {"ck-run", "-m", m, "-n", "-7", "-p", "x"}, "-n must be"},
+      {"-n overflowing int", {"ck-run", "-m", m, "-n", "99999999999999999999", "-p", "x"}, "-n"},
+      {"-t 0", {"ck-run", "-m", m, "-t", "0", "-p", "x"}, "-t must be between 1 and"},
+      {"-t absurd", {"ck-run", "-m", m, "-t", "100000", "-p", "x"}, "-t must be between 1 and"},
+      {"-t negative", {"ck-run", "-m", m, "-t", "-2", "-p", "x"}, "-t must be between 1 and"},
+      {"-b 0", {"ck-run", "-m", m, "-b", "0", "-p", "x"}, "-b must be at least 1"},
+      {"empty prompt", {"ck-run", "-m", m, "-p", ""}, "empty"},
+      {"-p and -f", {"ck-run", "-m", m, "-p", "x", "-f", m}, "not both"},
+  });
+}
+
+TEST_CASE("ck-run, ck-tokenize, ck-perplexity and ck-convert refuse paths that are not models", "[reliability][paths]") {
+  ck::test::ScratchDir dir;
+  const auto text = dir.file("text.gguf"), empty = dir.file("empty.bump"), folder = dir.file("folder.gguf");
+  ck::reliability::write_file(text, std::string_view("this is not a model, just text that is long enough to read"));
+  ck::reliability::write_file(empty, std::string_view());
+  std::filesystem::create_directory(folder);
+  const std::string missing = dir.file("missing.gguf").string();
+  std::vector<Case> cases;
+  // What each app is told, and the word the message must contain.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {missing, "missing.gguf"}, {folder.string(), "folder.gguf"}, {text.string(), "text.gguf"}, {empty.string(), "empty.bump"}};
+  for (const auto& [path, word] : bad) {
+    cases.push_back({"ck-run -m " + path, {"ck-run", "-m", path, "-p", "x", "-n", "1"}, word});
+    cases.push_back({"ck-tokenize -m " + path, {"ck-tokenize", "-m", path, "-p", "x"}, word});
+    cases.push_back({"ck-perplexity -m " + path, {"ck-perplexity", "-m", path, "-f", text.string()}, word});
+    cases.push_back({"ck-convert " + path, {"ck-convert", path, "-o", dir.file("out.bump").string()}, word});
+    cases.push_back({"ck-convert --inspect " + path, {"ck-convert", "--inspect", path}, word});
+  }
+  check_cases(cases);
+  CHECK_FALSE(std::filesystem::exists(dir.file("out.bump")));
+}
+
+TEST_CASE("an unreadable model is refused with the reason", "[reliability][paths]") {
+  // No read permission on the file or its folder; root reads anything, so
+  // there the child also drops to the user nobody.
+  ck::test::ScratchDir dir;
+  const auto locked = dir.file("locked");
+  std::filesystem::create_directory(locked);
+  const auto model = locked / "model.bump";
+  std::filesystem::copy_file(stories_bump(), model);
+  std::filesystem::permissions(model, std::filesystem::perms::none);
+  std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
+  ck::reliability::RunOptions as_nobody;
+  as_nobody.in_child = [] {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
+  };
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"ck-run", "-m", model.string(), "-p", "x", "-n", "1"},
+        std::vector<std::string>{"ck-tokenize", "-m", model.string(), "-p", "x"},
+        std::vector<std::string>{"ck-convert", "--verify", model.string()}}) {
+    const Outcome o = run(argv, as_nobody);
+    INFO(argv[0] << ": " << describe(o));
+    CHECK(failed_cleanly(o));
+    CHECK(o.err.find("model.bump") != std::string::npos);
+  }
+}
+
+TEST_CASE("invalid UTF-8 in a prompt or a text file is handled, never a crash", "[reliability][utf8]") {
+  ck::test::ScratchDir dir;
+  const std::string invalid = "caf\xC3 \xFF\xFE tail \xE2\x82 \xED\xA0\x80 end\xF0\x9F";
+  const auto file = dir.file("invalid.txt");
+  std::string long_invalid;
+  for (int i = 0; i < 200; ++i) long_invalid += invalid + "\n";
+  ck::reliability::write_file(file, long_invalid);
+  const std::string m = stories_bump().string();
+  // Decided (docs/reliability.md): invalid UTF-8 is not refused. The
+  // tokenizers keep the bytes (SPM byte tokens, as llama.cpp does), so
+  // nothing the user wrote is lost, and what the model generates is valid
+  // UTF-8 (StreamDecoder).
+  const Outcome generated = run({"ck-run", "-m", m, "-p", invalid, "-n", "8", "--temp", "0", "--no-display-prompt"});
+  INFO(describe(generated));
+  CHECK(generated.exit_code == 0);
+  std::string valid;
+  ck::tok::utf8::copy_valid(generated.out, true, valid);
+  CHECK(valid == generated.out);
+  CHECK_FALSE(generated.out.empty());
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"ck-run", "-m", m, "-p", invalid, "-n", "8", "--temp", "0"},
+        std::vector<std::string>{"ck-tokenize", "-m", m, "-p", invalid},
+        std::vector<std::string>{"ck-tokenize", "-m", m, "-f", file.string(), "--ids"},
+        std::vector<std::string>{"ck-perplexity", "-m", m, "-f", file.string(), "-c", "64", "--chunks", "2"}}) {
+    const Outcome o = run(argv);
+    INFO(argv[0] << ": " << describe(o));
+    CHECK(o.signal == 0);
+    CHECK_FALSE(o.timed_out);
+    CHECK(o.exit_code == 0);
+  }
+}
+
+TEST_CASE("ck-perplexity refuses texts and contexts it cannot evaluate", "[reliability][perplexity]") {
+  ck::test::ScratchDir dir;
+  const auto empty = dir.file("empty.txt"), tiny = dir.file("tiny.txt");
+  ck::reliability::write_file(empty, std::string_view());
+  ck::reliability::write_file(tiny, std::string_view("Too short."));
+  const std::string m = stories_bump().string(), text = (std::filesystem::path(CK_SHARED_DATA) / "wikitext-2" / "wikitext-2-raw-v1.test.txt").string();
+  check_cases({
+      {"missing text file", {"ck-perplexity", "-m", m, "-f", dir.file("nope.txt").string()}, "nope.txt"},
+      {"empty text file", {"ck-perplexity", "-m", m, "-f", empty.string()}, "tokenizes to only"},
+      {"text shorter than one chunk", {"ck-perplexity", "-m", m, "-f", tiny.string(), "-c", "128"}, "tokenizes to only 8 tokens"},
+      {"-c below the minimum", {"ck-perplexity", "-m", m, "-f", text, "-c", "2"}, "-c"},
+      {"-c beyond the model", {"ck-perplexity", "-m", m, "-f", text, "-c", "100000"}, "100000"},
+      {"-t absurd", {"ck-perplexity", "-m", m, "-f", text, "-t", "100000", "--chunks", "1"}, "100000"},
+      {"-b 0", {"ck-perplexity", "-m", m, "-f", text, "-b", "0"}, "-b"},
+  });
+}
+
+TEST_CASE("ck-convert refuses outputs it cannot write and inputs it does not convert", "[reliability][convert]") {
+  ck::test::ScratchDir dir;
+  std::filesystem::create_directory(dir.file("taken.bump"));
+  const std::string g = ck::reliability::stories_gguf().string();
+  check_cases({
+      {"output in a missing folder", {"ck-convert", g, "-o", dir.file("no/such/dir/out.bump").string()}, "out.bump"},
+      {"output is a folder", {"ck-convert", g, "-o", dir.file("taken.bump").string()}, "taken.bump"},
+      {"a bump as input", {"ck-convert", stories_bump().string(), "-o", dir.file("again.bump").string()}, "already a bump"},
+      {"--dump of a missing tensor", {"ck-convert", "--dump", "nope.weight", g, "-o", dir.file("x.f32").string()}, "nope.weight"},
+  });
+}

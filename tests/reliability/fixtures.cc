@@ -1,0 +1,60 @@
+#include "tests/reliability/fixtures.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include "tests/kernels/oracle.h"
+#include "tests/reliability/process.h"
+
+namespace ck::reliability {
+
+namespace fs = std::filesystem;
+
+fs::path stories_gguf() { return fs::path(CK_SHARED_DATA) / "models" / "stories260K.gguf"; }
+fs::path smollm_gguf() { return fs::path(CK_MODELS_DIR) / "SmolLM2-135M-Instruct.Q4_1.gguf"; }
+
+const fs::path& stories_bump() {
+  static const test::ScratchDir dir;
+  static const fs::path bump = [] {
+    const fs::path out = dir.file("stories260K.bump");
+    const Outcome o = run({"ck-convert", stories_gguf().string(), "-o", out.string()});
+    if (o.exit_code != 0) throw std::runtime_error("converting stories260K failed: " + describe(o));
+    return out;
+  }();
+  return bump;
+}
+
+std::vector<uint8_t> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void write_file(const fs::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  write_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+void patch_u32(std::vector<uint8_t>& file, std::string_view key, uint32_t value) {
+  // u64 key length, the key, u32 type id 4 (U32), then the value.
+  std::string pattern(8, '\0');
+  const uint64_t len = key.size();
+  std::memcpy(pattern.data(), &len, 8);
+  pattern += key;
+  pattern += std::string("\x04\x00\x00\x00", 4);
+  const std::string_view hay(reinterpret_cast<const char*>(file.data()), file.size());
+  const size_t at = hay.find(pattern);
+  if (at == std::string_view::npos || at + pattern.size() + 4 > file.size()) {
+    throw std::runtime_error("patch_u32: no u32 key " + std::string(key));
+  }
+  std::memcpy(file.data() + at + pattern.size(), &value, 4);
+}
+
+}  // namespace ck::reliability
