@@ -22,6 +22,19 @@
 #include "kernels/blocks.h"
 #include "kernels/fp16.h"
 
+#ifndef CK_KERNELS_GEMV_XSUMS_
+#define CK_KERNELS_GEMV_XSUMS_
+namespace ck::qgemv {
+// Sums of the activations over each 16 and each 32 values, computed once per
+// GEMV call (they turn per-weight offsets into one term per sub-block); null
+// when no matrix of the call needs them.
+struct XSums {
+  const float* by16;
+  const float* by32;
+};
+}  // namespace ck::qgemv
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -40,12 +53,12 @@ HWY_INLINE VI LoadI8(const int8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DI8
 HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 
 // Every dtype kernel below provides, for one row of `cols` weights:
-//   static float Dot(const uint8_t* row, int64_t cols, const float* x, const float* xsum32)
-//     (xsum32[k] = sum of x[32k .. 32k+31], used to apply the Q4_K minimums)
+//   static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs)
+//     (sums of x per 16 / 32 values, for the Q6_K offset and Q4_K minimums)
 //   static void Decode(const uint8_t* row, int64_t cols, float* out)  (for GEMM)
 
 struct F32Kernel {
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums) {
     const DF df;
     const auto* w = reinterpret_cast<const float*>(row);
     const int64_t N = static_cast<int64_t>(hn::Lanes(df));
@@ -74,7 +87,7 @@ struct HalfKernel {
     if constexpr (std::is_same_v<T, hwy::float16_t>) return fp16_to_fp32(h);
     return bf16_to_fp32(h);
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums) {
     const DF df;
     const auto* w = reinterpret_cast<const uint16_t*>(row);
     const int64_t N = static_cast<int64_t>(hn::Lanes(df));
@@ -124,7 +137,7 @@ struct Q8_0Kernel {
     }
     return s;
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums) {
     const DF df;
     const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
     const int64_t nb = cols / kQK;
@@ -150,7 +163,7 @@ struct Q8_0Kernel {
 
 // Q4_K: w = d*sc[j]*q - dmin*m[j]. The q*x products are summed per
 // sub-block and scaled once; the minimum terms need only the sums of x per
-// sub-block (xsum32), which the caller computes once per x.
+// sub-block (XSums::by32), which the caller computes once per x.
 struct Q4_KKernel {
   // dsc[j] = d * sc[j] and dm[j] = dmin * m[j] for the 8 sub-blocks: the
   // 6-bit fields are unpacked four at a time in 32-bit words (as ggml does)
@@ -178,7 +191,7 @@ struct Q4_KKernel {
       hn::StoreU(hn::Mul(m, hn::Set(d8, dd[1])), d8, dm + i);
     }
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float* xsum32) {
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs) {
     const DF df;
     const DI di;
     const hn::CappedTag<float, 8> d8;
@@ -188,6 +201,7 @@ struct Q4_KKernel {
     const VI mask = hn::Set(di, 0xF);
     VF acc0 = hn::Zero(df), acc1 = hn::Zero(df);
     auto min_acc = hn::Zero(d8);
+    const float* xsum32 = xs.by32;
     for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K, xsum32 += 8) {
       HWY_ALIGN float dsc[8], dm[8];
       Scales(b[k], dsc, dm);
@@ -234,20 +248,22 @@ struct Q4_KKernel {
 // Q6_K: w = d*scales[s]*(q - 32), 16 sub-blocks of 16. In half h, the four
 // weights l, l+32, l+64, l+96 share ql[l], ql[l+32] and qh[l] (FORMATS.md).
 struct Q6_KKernel {
-  // Calls f(quarter, l, q) for the int32 q-32 vectors of one half.
+  // Calls f(quarter, l, q) for the int32 vectors of q (0..63, without the
+  // -32 offset) of one half. The top bits are moved to bits 4-5 and masked
+  // with 0x30 straight from qh.
   template <class F>
   static HWY_INLINE void ForEachQuarter(const BlockQ6_K& b, int h, F&& f) {
     const DI di;
     const size_t N = hn::Lanes(di);
-    const VI m4 = hn::Set(di, 0xF), m2 = hn::Set(di, 3), off = hn::Set(di, 32);
+    const VI m4 = hn::Set(di, 0xF), m30 = hn::Set(di, 0x30);
     for (size_t l = 0; l < 32; l += N) {
       const VI a = LoadU8(b.ql + 64 * h + l);
       const VI c = LoadU8(b.ql + 64 * h + 32 + l);
       const VI qh = LoadU8(b.qh + 32 * h + l);
-      f(0, l, hn::Sub(hn::Or(hn::And(a, m4), hn::ShiftLeft<4>(hn::And(qh, m2))), off));
-      f(1, l, hn::Sub(hn::Or(hn::And(c, m4), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<2>(qh), m2))), off));
-      f(2, l, hn::Sub(hn::Or(hn::ShiftRight<4>(a), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<4>(qh), m2))), off));
-      f(3, l, hn::Sub(hn::Or(hn::ShiftRight<4>(c), hn::ShiftLeft<4>(hn::ShiftRight<6>(qh))), off));
+      f(0, l, hn::Or(hn::And(a, m4), hn::And(hn::ShiftLeft<4>(qh), m30)));
+      f(1, l, hn::Or(hn::And(c, m4), hn::And(hn::ShiftLeft<2>(qh), m30)));
+      f(2, l, hn::Or(hn::ShiftRight<4>(a), hn::And(qh, m30)));
+      f(3, l, hn::Or(hn::ShiftRight<4>(c), hn::And(hn::ShiftRight<2>(qh), m30)));
     }
   }
   // ds[s] = d * scales[s], converted with vectors.
@@ -257,13 +273,17 @@ struct Q6_KKernel {
     const VF d = hn::Set(df, LoadHalf(&b.d));
     for (size_t i = 0; i < 16; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b.scales + i)), d), df, ds + i);
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, const float*) {
+  // sum ds*(q-32)*x = sum ds*q*x - 32 * sum_s ds[s] * (sum of x over s).
+  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs) {
     const DF df;
+    const size_t N = hn::Lanes(df);
     const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
-    VF acc0 = hn::Zero(df), acc1 = hn::Zero(df);
-    for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K) {
+    const float* xsum16 = xs.by16;
+    VF acc0 = hn::Zero(df), acc1 = hn::Zero(df), offset = hn::Zero(df);
+    for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K, xsum16 += 16) {
       HWY_ALIGN float ds[16];
       Scales(b[k], ds);
+      for (size_t i = 0; i < 16; i += N) offset = hn::MulAdd(hn::Load(df, ds + i), hn::LoadU(df, xsum16 + i), offset);
       for (int h = 0; h < 2; ++h) {
         ForEachQuarter(b[k], h, [&](int quarter, size_t l, VI q) {
           const size_t i = 128 * h + 32 * quarter + l;
@@ -276,10 +296,11 @@ struct Q6_KKernel {
         });
       }
     }
-    return Sum(hn::Add(acc0, acc1));
+    return Sum(hn::Add(acc0, acc1)) - 32.0f * Sum(offset);
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;
+    const VI off = hn::Set(DI(), 32);
     const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k, out += kQK_K) {
       HWY_ALIGN float ds[16];
@@ -287,7 +308,7 @@ struct Q6_KKernel {
       for (int h = 0; h < 2; ++h) {
         ForEachQuarter(b[k], h, [&](int quarter, size_t l, VI q) {
           const size_t i = 128 * h + 32 * quarter + l;
-          hn::StoreU(hn::Mul(hn::ConvertTo(df, q), hn::Set(df, ds[i / 16])), df, out + i);
+          hn::StoreU(hn::Mul(hn::ConvertTo(df, hn::Sub(q, off)), hn::Set(df, ds[i / 16])), df, out + i);
         });
       }
     }
@@ -297,8 +318,8 @@ struct Q6_KKernel {
 // y[r] = dot(row r, x) for rows [r0, r1).
 template <class K>
 void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
-              const float* xsum32, float* y) {
-  for (int64_t r = r0; r < r1; ++r) y[r] = K::Dot(W + static_cast<size_t>(r) * row_bytes, cols, x, xsum32);
+              XSums xs, float* y) {
+  for (int64_t r = r0; r < r1; ++r) y[r] = K::Dot(W + static_cast<size_t>(r) * row_bytes, cols, x, xs);
 }
 
 // The GEMM micro-kernel: kR decoded rows times kT activation rows, kR*kT
@@ -371,8 +392,8 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 
 #define CK_DEFINE_ENTRY_POINTS(name, K)                                                                \
   void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \
-                      const float* xsum32, float* y) {                                                   \
-    GemvRows<K>(W, rb, r0, r1, cols, x, xsum32, y);                                                      \
+                      XSums xs, float* y) {                                                              \
+    GemvRows<K>(W, rb, r0, r1, cols, x, xs, y);                                                          \
   }                                                                                                      \
   void GemmRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* X, \
                       int64_t n, float* Y, int64_t rows, float* buf, float* tmp) {                      \

@@ -27,7 +27,7 @@ CK_GEMV_KERNELS(CK_EXPORT_ENTRY_POINTS)
 #undef CK_EXPORT_ENTRY_POINTS
 HWY_EXPORT(CompiledTargetName);
 
-using GemvRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, const float*, float*);
+using GemvRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, XSums, float*);
 using GemmRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, int64_t, float*,
                             int64_t, float*, float*);
 
@@ -85,12 +85,12 @@ std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
   return {rows * tid / nth, rows * (tid + 1) / nth};
 }
 
-// Sums of x over each 32 values: the Q4_K kernels apply the minimums with them.
-const float* xsum32(const float* x, int64_t cols, std::vector<float>& buf) {
-  buf.assign(static_cast<size_t>(cols / 32), 0.0f);
-  for (int64_t k = 0; k < cols / 32; ++k) {
+// Sums of x over each `width` values.
+const float* block_sums(const float* x, int64_t cols, int width, std::vector<float>& buf) {
+  buf.assign(static_cast<size_t>(cols / width), 0.0f);
+  for (int64_t k = 0; k < cols / width; ++k) {
     float s = 0.0f;
-    for (int i = 0; i < 32; ++i) s += x[32 * k + i];
+    for (int i = 0; i < width; ++i) s += x[width * k + i];
     buf[static_cast<size_t>(k)] = s;
   }
   return buf.data();
@@ -106,14 +106,16 @@ void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, f
 void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
   apply_simd_target_from_env();
   int64_t weights = 0;
-  bool need_xsum = false;
+  bool need16 = false, need32 = false;
   for (const GemvOutput& o : outputs) {
     check_args(o.dtype, o.rows, cols, "gemv");
     weights += o.rows * cols;
-    need_xsum |= o.dtype == DType::Q4_K;
+    need16 |= o.dtype == DType::Q6_K;
+    need32 |= o.dtype == DType::Q4_K;
   }
-  thread_local std::vector<float> xsum_buf;
-  const float* xs = need_xsum ? xsum32(x, cols, xsum_buf) : nullptr;
+  thread_local std::vector<float> sums16, sums32;
+  const qgemv::XSums xs{need16 ? block_sums(x, cols, 16, sums16) : nullptr,
+                        need32 ? block_sums(x, cols, 32, sums32) : nullptr};
 #pragma omp parallel if (weights >= kMinParallelWeights)
   {
     const int tid = omp_get_thread_num();
