@@ -36,12 +36,6 @@ struct SlotPlan {
   std::vector<const GgufTensorInfo*> sources;
 };
 
-std::string shape_string(const std::vector<int64_t>& ne) {
-  std::string s = "[";
-  for (size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
-  return s + "]";
-}
-
 void check_shape(const GgufFile& g, const GgufTensorInfo& t, const SlotSpec& s, int64_t rows) {
   const std::vector<int64_t> want = s.kind == SlotKind::Vector ? std::vector<int64_t>{s.cols}
                                                                  : std::vector<int64_t>{s.cols, rows};

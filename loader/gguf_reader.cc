@@ -14,13 +14,13 @@ namespace {
 constexpr int kMaxDims = 4;
 constexpr uint64_t kDefaultAlignment = 32;
 
+}  // namespace
+
 std::string shape_string(const std::vector<int64_t>& ne) {
   std::string s = "[";
   for (size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
   return s + "]";
 }
-
-}  // namespace
 
 int64_t GgufTensorInfo::rows() const {
   int64_t r = 1;

@@ -28,6 +28,9 @@ struct GgufTensorInfo {
   int64_t n_elements() const { return cols() * rows(); }
 };
 
+// "[64, 512]": a shape as ne[0], ne[1], ... for messages.
+std::string shape_string(const std::vector<int64_t>& ne);
+
 class GgufFile {
  public:
   static GgufFile open(const std::filesystem::path& path);
