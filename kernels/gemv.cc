@@ -59,7 +59,10 @@ GemmRowsFn gemm_rows_fn(DType dt) {
 
 }  // namespace qgemv
 
-std::string active_simd_target() { return HWY_DYNAMIC_DISPATCH(qgemv::CompiledTargetName)(); }
+std::string active_simd_target() {
+  apply_simd_target_from_env();
+  return HWY_DYNAMIC_DISPATCH(qgemv::CompiledTargetName)();
+}
 
 namespace {
 

@@ -28,15 +28,7 @@ const std::vector<Target>& real_targets() {
   return targets;
 }
 
-}  // namespace
-
-std::vector<std::string> available_simd_targets() {
-  std::vector<std::string> names;
-  for (const Target& t : real_targets()) names.push_back(t.name);
-  return names;
-}
-
-void force_simd_target(std::string_view name) {
+void force_target(std::string_view name) {
   const std::vector<Target>& targets = real_targets();
   if (name.empty()) {
     hwy::SetSupportedTargetsForTest(0);
@@ -53,13 +45,26 @@ void force_simd_target(std::string_view name) {
   throw std::runtime_error("SIMD target '" + std::string(name) + "' is not available (available: " + known + ")");
 }
 
+}  // namespace
+
+std::vector<std::string> available_simd_targets() {
+  std::vector<std::string> names;
+  for (const Target& t : real_targets()) names.push_back(t.name);
+  return names;
+}
+
+void force_simd_target(std::string_view name) {
+  apply_simd_target_from_env();  // consumed first, so that an explicit call wins over the environment
+  force_target(name);
+}
+
 void apply_simd_target_from_env() {
   static std::once_flag once;
   std::call_once(once, [] {
     real_targets();
     if (const char* env = std::getenv("CK_SIMD_TARGET"); env != nullptr && *env != '\0') {
       try {
-        force_simd_target(env);
+        force_target(env);
       } catch (const std::runtime_error& e) {
         throw std::runtime_error(std::string("CK_SIMD_TARGET: ") + e.what());
       }
