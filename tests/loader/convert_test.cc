@@ -109,7 +109,7 @@ void check_config_json(const std::filesystem::path& bump, const json& golden, bo
   CHECK(j["tie_word_embeddings"] == tied);
 }
 
-TEST_CASE("stories260K converts; every tensor keeps the GGUF's exact bytes", "[convert][real]") {
+TEST_CASE("stories260K converts and every tensor keeps the GGUF's exact bytes", "[convert][real]") {
   ScratchDir dir;
   const auto bump = dir.file("stories260K.bump");
   const ConvertStats stats = convert_gguf_to_bump(stories_gguf(), bump);
@@ -145,7 +145,7 @@ TEST_CASE("stories260K converts; every tensor keeps the GGUF's exact bytes", "[c
   check_config_json(bump, golden, false);
 }
 
-TEST_CASE("SmolLM2 converts; Q8_0 kept byte for byte, Q4_1 transcoded within Q8_0 rounding", "[convert][real]") {
+TEST_CASE("SmolLM2 converts: Q8_0 kept byte for byte, Q4_1 transcoded within Q8_0 rounding", "[convert][real]") {
   ScratchDir dir;
   const auto bump = dir.file("smol.bump");
   const ConvertStats stats = convert_gguf_to_bump(smollm_gguf(), bump);
