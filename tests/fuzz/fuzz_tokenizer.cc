@@ -25,7 +25,6 @@ using ck::fuzz::require;
 using ck::tok::Tokenizer;
 
 struct Vocab {
-  ck::tok::VocabData data;
   Tokenizer tokenizer;
   std::vector<bool> byte_spelled;  // byte-level BPE: whether some token spells byte b alone
 };
@@ -34,7 +33,7 @@ std::vector<Vocab>* vocabs;
 void load(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) return;
   const ck::GgufFile file = ck::GgufFile::open(path);
-  auto data = ck::vocab_from_metadata(file.metadata(), path.string());
+  const auto data = ck::vocab_from_metadata(file.metadata(), path.string());
   Tokenizer tokenizer(data);
   std::vector<bool> spelled(256);
   for (int b = 0; b < 256; ++b) {
@@ -43,7 +42,7 @@ void load(const std::filesystem::path& path) {
     ck::tok::append_byte_level({&c, 1}, s);
     spelled[b] = std::find(data.tokens.begin(), data.tokens.end(), s) != data.tokens.end();
   }
-  vocabs->push_back({std::move(data), std::move(tokenizer), std::move(spelled)});
+  vocabs->push_back({std::move(tokenizer), std::move(spelled)});
 }
 
 // Independent of the tokenizer's own UTF-8 code: well-formed per RFC 3629.
