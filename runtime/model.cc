@@ -25,14 +25,6 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const Load
   BumpFile file = BumpFile::open(bump, {.verify = opts.verify});
   const ModelConfig& c = file.config();
   refuse_unsupported_features(file.metadata(), c.arch, file.source());
-  if (c.n_heads % c.n_kv_heads != 0) {
-    throw std::runtime_error(file.source() + ": " + std::to_string(c.n_heads) + " query heads do not group over " +
-                             std::to_string(c.n_kv_heads) + " KV heads");
-  }
-  if (c.rope_dim <= 0 || c.rope_dim > c.head_dim || c.rope_dim % 2 != 0) {
-    throw std::runtime_error(file.source() + ": rope dimension " + std::to_string(c.rope_dim) +
-                             " must be even and at most head_dim " + std::to_string(c.head_dim));
-  }
   Weights weights = weights_from_bump(file);
   tok::Tokenizer tokenizer(file.vocab());
   if (tokenizer.n_vocab() > c.vocab_size) {
