@@ -34,7 +34,7 @@ std::string answer(const ck::Model& model, const std::string& question, const ck
 
 }  // namespace
 
-TEST_CASE("SmolLM2 chat: the capital of France is Paris; a seed reproduces its text", "[chat]") {
+TEST_CASE("SmolLM2 chat: the capital of France is Paris, and a seed reproduces its text", "[chat]") {
   const auto path = ck::test::smollm2_gguf();
   if (!ck::test::model_available(path)) {
     WARN("skipped: " << path << " not downloaded");

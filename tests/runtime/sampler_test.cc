@@ -94,7 +94,7 @@ TEST_CASE("repetition penalty divides positive and multiplies negative logits of
   REQUIRE(s.sample(std::vector<float>{2.0f, 1.9f}) == 0);
 }
 
-TEST_CASE("the same seed gives the same draws; reset restarts them", "[sampler]") {
+TEST_CASE("the same seed gives the same draws, and reset restarts them", "[sampler]") {
   std::vector<float> logits(100);
   for (size_t i = 0; i < logits.size(); ++i) logits[i] = std::sin(float(i));
   ck::Sampler a(plain(1.0f, 7), 100), b(plain(1.0f, 7), 100), c(plain(1.0f, 8), 100);
