@@ -72,17 +72,17 @@ int main(int argc, char** argv) {
                              static_cast<int64_t>(models.size() * thread_counts.size() * tests.size() * runs_per_test));
     int64_t runs_done = 0;
     // The read bandwidth for "% bw", per thread count, measured before any
-    // model is loaded; its 1 GiB buffer is then left out of the peak RSS.
+    // model is loaded.
     std::map<int, double> bandwidth;
     for (int t : thread_counts) {
       ck::set_threads(t);
       bandwidth[t] = ck::measure_read_bandwidth_gbs(t);
     }
-    ck::bench::reset_peak_rss();
 
     auto printer = ck::bench::make_printer(format, stdout);
     printer->header();
     for (size_t mi = 0; mi < models.size(); ++mi) {
+      ck::bench::reset_peak_rss();  // each model's own peak (not the probe's buffer or the previous model)
       const auto t0 = std::chrono::steady_clock::now();
       auto model = ck::Model::load(models[mi]);
       spdlog::info("loaded {} in {:.2f} s", models[mi],

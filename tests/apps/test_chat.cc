@@ -162,7 +162,7 @@ TEST_CASE("chat from a pipe on stories260K: commands, /regen, a full context", "
   }
 }
 
-TEST_CASE("chat through a terminal: paste, \\ continuation, history, Ctrl-C at the prompt", "[chat][app]") {
+TEST_CASE("chat through a terminal: paste, backslash continuation, history, Ctrl-C at the prompt", "[chat][app]") {
   const auto history = ck::test::temp_path("ck_test_history_s260k");
   {
     ck::test::PtySession chat({"ck-chat", "-m", std::string(CK_SHARED_DATA) + "/models/stories260K.gguf", "--temp",
