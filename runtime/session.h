@@ -23,8 +23,9 @@ class Session {
   ~Session();
 
   // Appends `tokens` at position n_past() (prefill in batches of n_batch when
-  // more than one) and returns the logits (n_vocab) of the last token.
-  // Throws if the tokens do not fit in the context.
+  // more than one) and returns the logits (n_vocab) of the last token, valid
+  // until the next eval. Throws, before running anything, if the tokens do
+  // not fit in the context or an id is outside the vocabulary.
   std::span<const float> eval(std::span<const int32_t> tokens);
 
   // Like eval(), but writes the logits of every token: out = n_tokens x n_vocab.
