@@ -2,6 +2,7 @@
 """Regenerates tests/runtime/golden/: reference logits the C++ runtime must match.
 
 Usage (from the repository root; about a minute, mostly SmolLM2):
+  python3 scripts/reference/make_qwen2_tiny.py   # the synthetic qwen2 model, once
   python3 scripts/reference/make_golden.py [--shared ../shared/data] [--models models]
 
 For each case it writes NAME.json (model file, token ids, the positions whose
@@ -35,6 +36,8 @@ CASES = [
     ("smollm2_chat", "models", "SmolLM2-135M-Instruct.Q4_1.gguf", SMOL_CHAT, [-1], 8),
     ("smollm2_fox", "models", "SmolLM2-135M-Instruct.Q4_1.gguf",
      "The quick brown fox jumps over the lazy dog. The capital of France is", [0, -1], 4),
+    # written by make_qwen2_tiny.py (run it first): biases, NeoX RoPE, partial rotary dim
+    ("qwen2_tiny", "golden", "qwen2_tiny.gguf", "Once upon a time there was a big dog", None, 8),
 ]
 
 
@@ -46,7 +49,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(root, "tests", "runtime", "golden"))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    dirs = {"shared": args.shared, "models": args.models}
+    dirs = {"shared": args.shared, "models": args.models, "golden": args.out}
     loaded = {}
     for name, where, file, prompt, positions, n_gen in CASES:
         path = os.path.join(dirs[where], file)

@@ -40,7 +40,7 @@ void check_golden(const std::string& name, float tol) {
   }
   auto model = ck::Model::load(g.model);
   REQUIRE(model->config().vocab_size == g.n_vocab);
-  ck::Session session(*model, {.n_ctx = 256});
+  ck::Session session(*model, {.n_ctx = 64});
   std::vector<float> logits;
   session.eval_all(g.tokens, logits);
   float worst = 0;
@@ -62,7 +62,7 @@ void check_greedy(const std::string& name) {
   const auto g = ck::test::load_golden(name);
   if (!ck::test::model_available(g.model)) return;
   auto model = ck::Model::load(g.model);
-  ck::Session session(*model, {.n_ctx = 256});
+  ck::Session session(*model, {.n_ctx = 64});
   auto logits = session.eval(g.tokens);
   std::vector<int32_t> out;
   while (out.size() < g.greedy.size()) {
@@ -85,13 +85,18 @@ TEST_CASE("SmolLM2 logits match the reference", "[forward][golden]") {
   check_golden("smollm2_chat", kTolQuantModel);
 }
 
+TEST_CASE("qwen2 (biases, NeoX RoPE, partial rotary dim) logits match the reference", "[forward][golden]") {
+  check_golden("qwen2_tiny", kTolF32Model);
+}
+
 TEST_CASE("greedy continuations match the reference", "[forward][golden]") {
   check_greedy("stories260K_once");
   check_greedy("smollm2_chat");
+  check_greedy("qwen2_tiny");
 }
 
 TEST_CASE("decode (one token at a time) and prefill (batches) give the same logits", "[forward]") {
-  for (const char* name : {"stories260K_park", "smollm2_fox"}) {
+  for (const char* name : {"stories260K_park", "smollm2_fox", "qwen2_tiny"}) {
     const auto g = ck::test::load_golden(name);
     if (!ck::test::model_available(g.model)) continue;
     auto model = ck::Model::load(g.model);

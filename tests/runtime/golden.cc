@@ -47,8 +47,15 @@ Golden load_golden(const std::string& name) {
   g.name = name;
   const std::string where = meta.at("model_dir");
   const std::string file = meta.at("model");
-  g.model = where == "shared" ? private_copies().copy_of(std::filesystem::path(CK_SHARED_DATA) / file)
-                              : std::filesystem::path(CK_MODELS_DIR) / file;
+  // Models in read-only or repository folders are used through a private
+  // copy, so that their .bump is written there.
+  if (where == "shared") {
+    g.model = private_copies().copy_of(std::filesystem::path(CK_SHARED_DATA) / file);
+  } else if (where == "golden") {
+    g.model = private_copies().copy_of(dir / file);
+  } else {
+    g.model = std::filesystem::path(CK_MODELS_DIR) / file;
+  }
   g.tokens = meta.at("tokens").get<std::vector<int32_t>>();
   g.positions = meta.at("positions").get<std::vector<int>>();
   g.n_vocab = meta.at("n_vocab");
