@@ -26,7 +26,16 @@ fs::path cache_dir() {
   return {};
 }
 
-bool writable_dir(const fs::path& dir) { return ::access(dir.c_str(), W_OK | X_OK) == 0; }
+// access() says yes to root for every folder, so a folder whose mode has no
+// write bit at all (a read-only data folder such as ../shared/data) also
+// counts as not writable: a conversion must never drop files into it.
+bool writable_dir(const fs::path& dir) {
+  std::error_code ec;
+  const fs::perms p = fs::status(dir, ec).permissions();
+  if (ec) return false;
+  const fs::perms any_write = fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
+  return (p & any_write) != fs::perms::none && ::access(dir.c_str(), W_OK | X_OK) == 0;
+}
 
 // True when `bump` exists, loads, and records exactly this source.
 bool bump_matches(const fs::path& bump, const SourceFingerprint& fp) {
