@@ -39,9 +39,12 @@ tok::VocabData vocab_from_metadata(const Metadata& meta, const std::string& path
   v.pad_id = token_id(meta, "tokenizer.ggml.padding_token_id");
   v.eot_id = token_id(meta, "tokenizer.ggml.eot_token_id");
   v.eom_id = token_id(meta, "tokenizer.ggml.eom_token_id");
-  // llama.cpp's defaults when the keys are absent: SPM adds BOS, BPE does not.
+  // llama.cpp's defaults when the keys are absent: SPM adds BOS, BPE does not,
+  // except the Llama-3 pre-tokenizer group (Llama-3 GGUFs often lack the key).
   const bool spm = v.model == "llama";
-  v.add_bos = meta.get_bool("tokenizer.ggml.add_bos_token").value_or(spm);
+  const bool llama3_group = v.pre == "llama3" || v.pre == "llama-v3" || v.pre == "llama-bpe" ||
+                            v.pre == "falcon3" || v.pre == "pixtral";
+  v.add_bos = meta.get_bool("tokenizer.ggml.add_bos_token").value_or(spm || llama3_group);
   v.add_eos = meta.get_bool("tokenizer.ggml.add_eos_token").value_or(false);
   v.add_space_prefix = meta.get_bool("tokenizer.ggml.add_space_prefix").value_or(spm);
   v.chat_template = meta.get_string("tokenizer.chat_template").value_or("");

@@ -174,5 +174,19 @@ TEST_CASE("metadata set and encode_pairs round-trip through the parser", "[metad
   CHECK(*back.metadata().get_string("ck.text") == std::string("a\0b", 3));
 }
 
+TEST_CASE("BOS default follows llama.cpp: SPM and the Llama-3 BPE group add it, other BPE not", "[gguf][metadata]") {
+  Metadata m = GgufFile::open(smollm_gguf()).metadata();  // gpt2 vocabulary, pre "smollm", add_bos_token false
+  m.set_string("tokenizer.ggml.pre", "llama-bpe");
+  CHECK_FALSE(vocab_from_metadata(m, "explicit").add_bos);  // an explicit key wins
+
+  Metadata without;
+  for (const MetaEntry& e : m.entries()) {
+    if (e.key != "tokenizer.ggml.add_bos_token") without.add(e, 0);
+  }
+  CHECK(vocab_from_metadata(without, "llama-bpe").add_bos);
+  without.set_string("tokenizer.ggml.pre", "smollm");
+  CHECK_FALSE(vocab_from_metadata(without, "smollm").add_bos);
+}
+
 }  // namespace
 }  // namespace ck::test
