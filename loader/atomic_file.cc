@@ -1,6 +1,7 @@
 #include "loader/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,6 +25,25 @@ std::filesystem::path temp_name(const std::filesystem::path& target) {
   return target.string() + suffix;
 }
 
+// A writer killed before commit (SIGKILL, power loss) leaves its temporary
+// file behind: a model-sized file that never loads. Its name carries the
+// writer's pid, so temporaries of processes that no longer exist are removed
+// before a new write of the same target.
+void remove_stale_temps(const std::filesystem::path& target) {
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+  const std::string prefix = target.filename().string() + ".tmp.";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos || rest.find_first_not_of("0123456789") != dot) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dot)));
+    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
+  }
+}
+
 void write_all(int fd, const uint8_t* p, size_t n, off_t offset, bool positioned, const std::string& path) {
   while (n > 0) {
     const ssize_t w = positioned ? ::pwrite(fd, p, n, offset) : ::write(fd, p, n);
@@ -40,6 +60,7 @@ void write_all(int fd, const uint8_t* p, size_t n, off_t offset, bool positioned
 }  // namespace
 
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)), temp_(temp_name(target_)) {
+  remove_stale_temps(target_);
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) fail("cannot create temporary file");
   buffer_.reserve(kBufferSize);

@@ -65,6 +65,10 @@ TEST_CASE("a converter killed at any moment leaves no .bump that loads", "[relia
       const Outcome again = run({"ck-convert", smollm_gguf().string(), "-o", out.string()}, {.timeout = 120s});
       INFO(describe(again));
       CHECK(again.exit_code == 0);
+      // ... and removes the dead converter's temporary file.
+      for (const auto& e : fs::directory_iterator(dir.file(""))) {
+        CHECK(e.path().filename().string().find(".bump.tmp.") == std::string::npos);
+      }
     }
     CHECK(check_folder(dir.file("")) == 1);
   }
