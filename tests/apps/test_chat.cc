@@ -65,11 +65,14 @@ int prompt_tokens(const std::string& stats_line) {
 }
 }  // namespace
 
-TEST_CASE("chat through a terminal: two turns, /regen, /clear, Ctrl-C, Ctrl-D", "[chat][app][smollm2]") {
+// Tagged [timing]: Ctrl-C must land while the answer streams, which ASan's
+// slowdown of the terminal round trips makes unreliable; this one runs in the
+// Release suite only (the stories260K terminal test below runs under ASan too).
+TEST_CASE("chat through a terminal: two turns, /regen, /clear, Ctrl-C, Ctrl-D", "[chat][app][smollm2][timing]") {
   INFO("SmolLM2 comes from scripts/fetch-models.sh");
   REQUIRE(std::filesystem::exists(kSmol));
   const auto history = ck::test::temp_path("ck_test_history");
-  ck::test::PtySession chat({"ck-chat", "-m", kSmol, "--temp", "0", "-n", "6", "-c", "512", "--history-file", history});
+  ck::test::PtySession chat({"ck-chat", "-m", kSmol, "--temp", "0", "-n", "24", "-c", "512", "--history-file", history});
   chat.expect("/help");
   chat.expect("> ");
 
