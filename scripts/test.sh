@@ -5,15 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=$(nproc)
+phase() { echo "== $1 (at ${SECONDS}s)"; }
 
 scripts/setup.sh
 scripts/fetch-models.sh
 
-echo "== tests (Release)"
+phase "tests (Release)"
 ctest --test-dir build --output-on-failure -j"$JOBS"
 
 if [ "${CK_SKIP_ASAN:-0}" != 1 ]; then
-  echo "== tests (ASan+UBSan)"
+  phase "tests (ASan+UBSan)"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCK_SANITIZE=ON -DCK_BENCHMARKS=OFF >/dev/null
   cmake --build build-asan -j"$JOBS"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -21,6 +22,7 @@ if [ "${CK_SKIP_ASAN:-0}" != 1 ]; then
 fi
 
 if [ "${CK_SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== fuzzing (${FUZZ_SECONDS:-60} s per target)"
+  phase "fuzzing (${FUZZ_SECONDS:-60} s per target)"
   scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
 fi
+phase "done"
