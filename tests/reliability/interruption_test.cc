@@ -20,8 +20,10 @@ using namespace std::chrono_literals;
 
 // Every .bump in `dir` verifies (complete and checksummed); the only other
 // files are the sources, config.json files and, after a SIGKILL (which
-// cannot be caught), the converter's temporary "NAME.bump.tmp.*" files,
-// which must not load either. Returns the number of .bump files.
+// cannot be caught), the converter's temporary "NAME.bump.tmp.*" file. That
+// one may even be complete (killed between the last write and the rename),
+// but no tool looks for that name, and the next conversion removes it.
+// Returns the number of .bump files.
 int check_folder(const fs::path& dir) {
   int bumps = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -32,11 +34,7 @@ int check_folder(const fs::path& dir) {
       const Outcome v = run({"ck-convert", "--verify", e.path().string()});
       INFO(describe(v));
       CHECK(v.exit_code == 0);
-    } else if (name.find(".bump.tmp.") != std::string::npos) {
-      const Outcome v = run({"ck-convert", "--inspect", e.path().string()});
-      INFO(describe(v));
-      CHECK(failed_cleanly(v));
-    } else {
+    } else if (name.find(".bump.tmp.") == std::string::npos) {
       CHECK((e.path().extension() == ".gguf" || name.ends_with(".config.json")));
     }
   }
@@ -57,11 +55,11 @@ TEST_CASE("a converter killed at any moment leaves no .bump that loads", "[relia
     std::this_thread::sleep_for(after);
     convert.kill_now(SIGKILL);
     const Outcome o = convert.wait(60s);
-    // Killed midway: no bump at all. Finished first: the bump is whole.
+    // Killed midway: no bump, or (killed after the rename) a whole one.
+    // Finished first: the bump is whole.
     if (o.signal == SIGKILL) {
-      CHECK_FALSE(fs::exists(out));
+      CHECK(check_folder(dir.file("")) == (fs::exists(out) ? 1 : 0));
       // The next conversion succeeds despite what the killed one left.
-      CHECK(check_folder(dir.file("")) == 0);
       const Outcome again = run({"ck-convert", smollm_gguf().string(), "-o", out.string()}, {.timeout = 120s});
       INFO(describe(again));
       CHECK(again.exit_code == 0);
