@@ -28,6 +28,11 @@ class SigintFlag {
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_);
+    // A parent may hand down SIGINT blocked (some job runners do); Ctrl-C must work.
+    sigset_t sigint;
+    sigemptyset(&sigint);
+    sigaddset(&sigint, SIGINT);
+    pthread_sigmask(SIG_UNBLOCK, &sigint, nullptr);
   }
   ~SigintFlag() { sigaction(SIGINT, &old_, nullptr); }
 
@@ -36,13 +41,14 @@ class SigintFlag {
 };
 
 constexpr const char* kHelp =
-    "  /exit          leave (also Ctrl-D, or Ctrl-C at the prompt)\n"
+    "  /exit          leave (also Ctrl-D, or Ctrl-C at an empty prompt)\n"
     "  /clear         forget the conversation (the system prompt stays)\n"
     "  /regen         answer the last message again\n"
     "  /system TEXT   set the system prompt (empty TEXT removes it)\n"
     "  /stats         speed of the last answer and context use\n"
     "  /help          this list\n"
-    "  A line ending in \\ continues on the next line. Ctrl-C stops an answer.\n";
+    "  A line ending in \\ continues on the next line. Ctrl-C stops an answer,\n"
+    "  or throws away a message being typed.\n";
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
@@ -18,10 +20,34 @@ bool input_pending() {
   return poll(&p, 1, 15) > 0 && (p.revents & POLLIN);
 }
 
+// libedit reads the keys through this function rather than its own: libedit
+// retries a read() that a signal interrupted once, so a single Ctrl-C would
+// do nothing until the next key, and its own handler re-raises SIGINT. Here a
+// Ctrl-C (our handler, installed without SA_RESTART) ends readline() at once.
+const volatile std::sig_atomic_t* g_key_interrupt = nullptr;
+bool g_typed_since_prompt = false;
+
+int read_key(FILE*) {
+  unsigned char c;
+  while (true) {
+    if (*g_key_interrupt) return EOF;  // arrived while libedit handled the last key
+    const ssize_t n = ::read(STDIN_FILENO, &c, 1);
+    if (n == 1) {
+      g_typed_since_prompt = true;
+      return c;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return EOF;
+  }
+}
+
 class TerminalReader : public LineReader {
  public:
-  TerminalReader(std::string history_file, const volatile std::sig_atomic_t* interrupted)
+  TerminalReader(std::string history_file, volatile std::sig_atomic_t* interrupted)
       : history_file_(std::move(history_file)), interrupted_(interrupted) {
+    g_key_interrupt = interrupted;
+    rl_catch_signals = 0;
+    rl_getc_function = read_key;
     using_history();
     read_history(history_file_.c_str());
   }
@@ -30,8 +56,19 @@ class TerminalReader : public LineReader {
     std::string message;
     const char* prompt = "> ";
     while (true) {
+      g_typed_since_prompt = false;
       char* raw = readline(prompt);
       if (raw == nullptr) {
+        if (*interrupted_ && (g_typed_since_prompt || !message.empty())) {
+          // Ctrl-C with a message begun throws the message away, as a shell
+          // does with a line; only at an empty prompt does it leave.
+          std::fputs("^C\n", stdout);
+          std::fflush(stdout);
+          *interrupted_ = 0;
+          message.clear();
+          prompt = "> ";
+          continue;
+        }
         end = *interrupted_ ? InputEnd::Interrupt : InputEnd::Eof;
         return std::nullopt;
       }
@@ -52,7 +89,7 @@ class TerminalReader : public LineReader {
 
  private:
   std::string history_file_;
-  const volatile std::sig_atomic_t* interrupted_;
+  volatile std::sig_atomic_t* interrupted_;
 };
 
 class StreamReader : public LineReader {
@@ -94,7 +131,7 @@ bool strip_continuation(std::string& line) {
 }
 
 std::unique_ptr<LineReader> make_terminal_reader(std::string history_file,
-                                                 const volatile std::sig_atomic_t* interrupted) {
+                                                 volatile std::sig_atomic_t* interrupted) {
   return std::make_unique<TerminalReader>(std::move(history_file), interrupted);
 }
 

@@ -19,9 +19,10 @@ class LineReader {
   virtual std::optional<std::string> read(InputEnd& end) = 0;
 };
 
-// `interrupted` is the SIGINT flag; a Ctrl-C at the prompt ends the input.
+// `interrupted` is the SIGINT flag: a Ctrl-C at an empty prompt ends the
+// input; with a message begun it discards the message (and clears the flag).
 std::unique_ptr<LineReader> make_terminal_reader(std::string history_file,
-                                                 const volatile std::sig_atomic_t* interrupted);
+                                                 volatile std::sig_atomic_t* interrupted);
 std::unique_ptr<LineReader> make_stream_reader(bool whole_input);
 
 // "\"-continued lines joined: strips a trailing backslash (true) or not (false).

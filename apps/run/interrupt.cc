@@ -1,5 +1,7 @@
 #include "apps/run/interrupt.h"
 
+#include <signal.h>
+
 #include <csignal>
 
 namespace ck::app {
@@ -14,7 +16,14 @@ void on_sigint(int) {
 
 }  // namespace
 
-void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
+void install_interrupt_handler() {
+  std::signal(SIGINT, on_sigint);
+  // A parent may hand down SIGINT blocked (some job runners do); Ctrl-C must work.
+  sigset_t sigint;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  pthread_sigmask(SIG_UNBLOCK, &sigint, nullptr);
+}
 bool interrupted() { return g_interrupted != 0; }
 
 }  // namespace ck::app

@@ -4,6 +4,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <stdexcept>
@@ -70,6 +71,20 @@ std::string PtySession::expect(const std::string& text, std::chrono::seconds tim
       throw std::runtime_error("output ended before '" + text + "'; output so far:\n" + out_.substr(pos_));
     }
   }
+}
+
+std::string PtySession::expect_prompt(const std::string& prompt) {
+  std::string seen = expect(prompt);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  termios t{};
+  // On Linux the master side reports the terminal's (slave's) modes.
+  while (tcgetattr(fd_, &t) == 0 && (t.c_lflag & ICANON)) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error("the line editor never took the terminal after '" + prompt + "'");
+    }
+    read_some(std::chrono::milliseconds(5));
+  }
+  return seen;
 }
 
 int PtySession::wait(std::chrono::seconds timeout) {

@@ -19,6 +19,10 @@ class PtySession {
   // read up to and including it, and moves the position past it. Throws on
   // timeout or end of output, with everything seen so far.
   std::string expect(const std::string& text, std::chrono::seconds timeout = std::chrono::seconds(180));
+  // expect(prompt), then waits until the line editor has the terminal (not in
+  // canonical mode): keys sent before that are handled by the terminal's own
+  // line discipline (a Ctrl-D there is lost), which no human is fast enough to hit.
+  std::string expect_prompt(const std::string& prompt = "> ");
   // Waits for the program to end; its exit code (128 + signal when killed).
   int wait(std::chrono::seconds timeout = std::chrono::seconds(60));
   const std::string& output() const { return out_; }

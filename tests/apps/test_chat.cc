@@ -72,39 +72,41 @@ TEST_CASE("chat through a terminal: two turns, /regen, /clear, Ctrl-C, Ctrl-D", 
   INFO("SmolLM2 comes from scripts/fetch-models.sh");
   REQUIRE(std::filesystem::exists(kSmol));
   const auto history = ck::test::temp_path("ck_test_history");
-  ck::test::PtySession chat({"ck-chat", "-m", kSmol, "--temp", "0", "-n", "24", "-c", "512", "--history-file", history});
+  // -n 200: the story below must still be streaming when Ctrl-C arrives.
+  ck::test::PtySession chat({"ck-chat", "-m", kSmol, "--temp", "0", "-n", "200", "-c", "1024", "--history-file", history});
   chat.expect("/help");
-  chat.expect("> ");
+  chat.expect_prompt();
 
   chat.send("What is the capital of France?\r");
   const int first = prompt_tokens(chat.expect("context: "));
-  chat.expect("> ");
+  chat.expect_prompt();
   chat.send("And of Germany?\r");
   const int second = prompt_tokens(chat.expect("context: "));
   // The second turn evaluates only its new text, not the history again.
   CHECK(second < first);
   CHECK(second > 5);
-  chat.expect("> ");
+  chat.expect_prompt();
 
   chat.send("/regen\r");
   // The answer is dropped and regenerated: only the last token is re-evaluated.
   CHECK(prompt_tokens(chat.expect("context: ")) == 1);
-  chat.expect("> ");
+  chat.expect_prompt();
 
   chat.send("/clear\r");
   chat.expect("conversation cleared");
-  chat.expect("> ");
+  chat.expect_prompt();
 
-  // Ctrl-C while it answers (sent right after the message, so it lands during the answer).
+  // Ctrl-C while it answers: sent once libedit has taken the line (its newline
+  // echoed); a Ctrl-C before that would only discard the line being typed.
   chat.send("Write a long story about a dragon.\r");
-  chat.expect("Write a long story about a dragon.");
+  chat.expect("Write a long story about a dragon.\r\n");
   chat.send("\x03");
   chat.expect("[answer stopped]");
-  chat.expect("> ");
+  chat.expect_prompt();
 
   chat.send("/stats\r");
   chat.expect("messages");
-  chat.expect("> ");
+  chat.expect_prompt();
   chat.send("\x04");  // Ctrl-D at an empty prompt
   CHECK(chat.wait() == 0);
   std::filesystem::remove(history);
@@ -170,19 +172,27 @@ TEST_CASE("chat through a terminal: paste, backslash continuation, history, Ctrl
   {
     ck::test::PtySession chat({"ck-chat", "-m", std::string(CK_SHARED_DATA) + "/models/stories260K.gguf", "--temp",
                                "0", "-n", "4", "--history-file", history});
-    chat.expect("> ");
+    chat.expect_prompt();
     chat.send("Once upon a time\nthere was a cat\n");  // two lines in one write: a paste
     chat.expect("context: ");
-    chat.expect("> ");
+    chat.expect_prompt();
     chat.send("The dog \\\r");
-    chat.expect("... ");
+    chat.expect_prompt("... ");
     chat.send("ran\r");
     chat.expect("context: ");
-    chat.expect("> ");
+    chat.expect_prompt();
     chat.send("/stats\r");
     CHECK_THAT(chat.expect("messages"), Catch::Contains("4 messages"));  // two questions, two answers
-    chat.expect("> ");
-    chat.send("\x03");  // Ctrl-C at the prompt leaves
+    chat.expect_prompt();
+    chat.send("a half-typed message");
+    chat.expect("message");
+    chat.send("\x03");  // Ctrl-C with text typed throws the text away
+    chat.expect("^C");
+    chat.expect_prompt();
+    chat.send("/stats\r");
+    CHECK_THAT(chat.expect("messages"), Catch::Contains("4 messages"));  // nothing was sent
+    chat.expect_prompt();
+    chat.send("\x03");  // Ctrl-C at an empty prompt leaves
     CHECK(chat.wait() == 0);
   }
   std::ifstream in(history);
