@@ -1,10 +1,12 @@
 // Per-target fused dequant-GEMV/GEMM kernels, re-included by gemv.cc once per
 // Highway target (HWY_TARGET_INCLUDE + foreach_target.h).
 //
-// Activations stay fp32 (the measured decision in docs/kernels.md): weights
-// are widened in registers to float and multiplied with x, never written out.
-// Vectors are capped at 16 floats so that one vector never spans two
-// sub-blocks (Q6_K sub-blocks are 16 weights, the others 32).
+// Weights are widened in registers, never written out. Q8_0, Q4_K and Q6_K
+// multiply them as int16 with the activations rounded to int16 per 32 values
+// (the measured decision in docs/kernels.md): exact int32 sums per
+// sub-block, scaled once in fp32. F32/F16/BF16, and every GEMM (prefill, on
+// decoded rows), multiply in fp32. Float vectors are capped at 16 lanes so
+// that one vector never spans two sub-blocks (Q6_K's are 16 weights).
 
 // Per-target include guard (the Highway "toggle" idiom).
 #if defined(CK_KERNELS_GEMV_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -31,6 +33,11 @@ namespace ck::qgemv {
 struct XSums {
   const float* by16;
   const float* by32;
+  // x quantized to int16 per 32 values: x[i] ~ q16[i] * scale32[i / 32]
+  // (scale = max |x| / 32767), for the integer dot products of the quantized
+  // dtypes; null when no matrix of the call is quantized.
+  const int16_t* q16;
+  const float* scale32;
 };
 }  // namespace ck::qgemv
 #endif
@@ -47,6 +54,24 @@ using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
 
 // Lanes() bytes widened to int32.
+// The integer path: int16 weights times int16 activations, pairs summed
+// into int32 lanes (vpmaddwd), 32 weights per AVX-512 instruction.
+using D16 = hn::CappedTag<int16_t, 32>;
+using D32 = hn::RepartitionToWide<D16>;
+using DF32 = hn::Rebind<float, D32>;
+using V16 = hn::Vec<D16>;
+using V32 = hn::Vec<D32>;
+using VF32 = hn::Vec<DF32>;
+
+HWY_INLINE V16 LoadU8To16(const uint8_t* p) { return hn::PromoteTo(D16(), hn::LoadU(hn::Rebind<uint8_t, D16>(), p)); }
+HWY_INLINE V16 LoadI8To16(const int8_t* p) { return hn::PromoteTo(D16(), hn::LoadU(hn::Rebind<int8_t, D16>(), p)); }
+
+// sum += pairwise products of w and the int16 activations at xq.
+HWY_INLINE V32 MulAcc(V16 w, const int16_t* xq, V32 sum) {
+  V32 unused = hn::Zero(D32());  // x86 keeps all in `sum` (RearrangeToOddPlusEven is the identity)
+  return hn::ReorderWidenMulAccumulate(D32(), w, hn::LoadU(D16(), xq), sum, unused);
+}
+
 HWY_INLINE VI LoadU8(const uint8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DU8(), p)); }
 HWY_INLINE VI LoadI8(const int8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DI8(), p)); }
 
@@ -126,29 +151,28 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
   return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
 }
 
-// Q8_0: w = d * q. Two blocks per iteration on independent accumulators.
+// Q8_0: w = d * q. sum(q * xq) is exact in int32 per block, then scaled
+// once by d * xscale; two blocks per iteration on independent accumulators.
 struct Q8_0Kernel {
-  static VF BlockDot(const BlockQ8_0& b, const float* x) {
-    const DF df;
-    const size_t N = hn::Lanes(df);
-    VF s = hn::Zero(df);
-    for (size_t i = 0; i < kQK; i += N) {
-      s = hn::MulAdd(hn::ConvertTo(df, LoadI8(b.qs + i)), hn::LoadU(df, x + i), s);
-    }
+  static HWY_INLINE V32 BlockDot(const BlockQ8_0& b, const int16_t* xq) {
+    V32 s = hn::Zero(D32());
+    for (size_t i = 0; i < kQK; i += hn::Lanes(D16())) s = MulAcc(LoadI8To16(b.qs + i), xq + i, s);
     return s;
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums) {
-    const DF df;
+  static HWY_INLINE VF32 Factor(const BlockQ8_0& b, float xscale) { return hn::Set(DF32(), LoadHalf(&b.d) * xscale); }
+  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+    const DF32 df;
     const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
     const int64_t nb = cols / kQK;
-    VF a0 = hn::Zero(df), a1 = hn::Zero(df);
+    VF32 a0 = hn::Zero(df), a1 = hn::Zero(df);
     int64_t k = 0;
     for (; k + 2 <= nb; k += 2) {
-      a0 = hn::MulAdd(BlockDot(b[k], x + k * kQK), hn::Set(df, LoadHalf(&b[k].d)), a0);
-      a1 = hn::MulAdd(BlockDot(b[k + 1], x + (k + 1) * kQK), hn::Set(df, LoadHalf(&b[k + 1].d)), a1);
+      a0 = hn::MulAdd(hn::ConvertTo(df, BlockDot(b[k], xs.q16 + k * kQK)), Factor(b[k], xs.scale32[k]), a0);
+      a1 = hn::MulAdd(hn::ConvertTo(df, BlockDot(b[k + 1], xs.q16 + (k + 1) * kQK)), Factor(b[k + 1], xs.scale32[k + 1]),
+                      a1);
     }
-    if (k < nb) a0 = hn::MulAdd(BlockDot(b[k], x + k * kQK), hn::Set(df, LoadHalf(&b[k].d)), a0);
-    return Sum(hn::Add(a0, a1));
+    if (k < nb) a0 = hn::MulAdd(hn::ConvertTo(df, BlockDot(b[k], xs.q16 + k * kQK)), Factor(b[k], xs.scale32[k]), a0);
+    return hn::GetLane(hn::SumOfLanes(df, hn::Add(a0, a1)));
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;
@@ -191,37 +215,41 @@ struct Q4_KKernel {
       hn::StoreU(hn::Mul(m, hn::Set(d8, dd[1])), d8, dm + i);
     }
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs) {
-    const DF df;
-    const DI di;
+  // sum over sub-blocks j of d*sc[j]*xscale[j] * sum(q*xq) - dmin*m[j] * sum(x):
+  // the q*xq sums are exact int32, scaled once per sub-block.
+  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+    const DF32 df;
     const hn::CappedTag<float, 8> d8;
-    const size_t N = hn::Lanes(df);
+    const size_t N = hn::Lanes(D16());
     const size_t N8 = hn::Lanes(d8);
     const auto* b = reinterpret_cast<const BlockQ4_K*>(row);
-    const VI mask = hn::Set(di, 0xF);
-    VF acc0 = hn::Zero(df), acc1 = hn::Zero(df);
+    const V16 mask = hn::Set(D16(), 0xF);
+    VF32 acc0 = hn::Zero(df), acc1 = hn::Zero(df);
     auto min_acc = hn::Zero(d8);
     const float* xsum32 = xs.by32;
-    for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K, xsum32 += 8) {
+    const float* xscale = xs.scale32;
+    const int16_t* xq = xs.q16;
+    for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xsum32 += 8, xscale += 8) {
       HWY_ALIGN float dsc[8], dm[8];
       Scales(b[k], dsc, dm);
       for (size_t i = 0; i < 8; i += N8) {
         min_acc = hn::MulAdd(hn::Load(d8, dm + i), hn::LoadU(d8, xsum32 + i), min_acc);
+        hn::Store(hn::Mul(hn::Load(d8, dsc + i), hn::LoadU(d8, xscale + i)), d8, dsc + i);
       }
       for (int g = 0; g < 4; ++g) {
         const uint8_t* qs = b[k].qs + 32 * g;
-        const float* xg = x + 64 * g;
-        VF lo = hn::Zero(df), hi = hn::Zero(df);
+        const int16_t* xg = xq + 64 * g;
+        V32 lo = hn::Zero(D32()), hi = hn::Zero(D32());
         for (size_t i = 0; i < 32; i += N) {
-          const VI q = LoadU8(qs + i);
-          lo = hn::MulAdd(hn::ConvertTo(df, hn::And(q, mask)), hn::LoadU(df, xg + i), lo);
-          hi = hn::MulAdd(hn::ConvertTo(df, hn::ShiftRight<4>(q)), hn::LoadU(df, xg + 32 + i), hi);
+          const V16 q = LoadU8To16(qs + i);
+          lo = MulAcc(hn::And(q, mask), xg + i, lo);
+          hi = MulAcc(hn::ShiftRight<4>(q), xg + 32 + i, hi);
         }
-        acc0 = hn::MulAdd(lo, hn::Set(df, dsc[2 * g]), acc0);
-        acc1 = hn::MulAdd(hi, hn::Set(df, dsc[2 * g + 1]), acc1);
+        acc0 = hn::MulAdd(hn::ConvertTo(df, lo), hn::Set(df, dsc[2 * g]), acc0);
+        acc1 = hn::MulAdd(hn::ConvertTo(df, hi), hn::Set(df, dsc[2 * g + 1]), acc1);
       }
     }
-    return Sum(hn::Add(acc0, acc1)) - hn::GetLane(hn::SumOfLanes(d8, min_acc));
+    return hn::GetLane(hn::SumOfLanes(df, hn::Add(acc0, acc1))) - hn::GetLane(hn::SumOfLanes(d8, min_acc));
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;
@@ -273,30 +301,63 @@ struct Q6_KKernel {
     const VF d = hn::Set(df, LoadHalf(&b.d));
     for (size_t i = 0; i < 16; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b.scales + i)), d), df, ds + i);
   }
-  // sum ds*(q-32)*x = sum ds*q*x - 32 * sum_s ds[s] * (sum of x over s).
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs) {
+  // The int16 counterpart of ForEachQuarter: f(quarter, l, q) with q as int16.
+  template <class F>
+  static HWY_INLINE void ForEachQuarter16(const BlockQ6_K& b, int h, F&& f) {
+    const D16 d16;
+    const V16 m4 = hn::Set(d16, 0xF), m30 = hn::Set(d16, 0x30);
+    for (size_t l = 0; l < 32; l += hn::Lanes(d16)) {
+      const V16 a = LoadU8To16(b.ql + 64 * h + l);
+      const V16 c = LoadU8To16(b.ql + 64 * h + 32 + l);
+      const V16 qh = LoadU8To16(b.qh + 32 * h + l);
+      f(0, l, hn::Or(hn::And(a, m4), hn::And(hn::ShiftLeft<4>(qh), m30)));
+      f(1, l, hn::Or(hn::And(c, m4), hn::And(hn::ShiftLeft<2>(qh), m30)));
+      f(2, l, hn::Or(hn::ShiftRight<4>(a), hn::And(qh, m30)));
+      f(3, l, hn::Or(hn::ShiftRight<4>(c), hn::And(hn::ShiftRight<2>(qh), m30)));
+    }
+  }
+  // The scale of each int32 lane of MulAcc over the 32-weight quarter
+  // starting at sub-block s (lanes hold pairs of weights, 8 pairs per 16-weight
+  // sub-block): with 16 lanes, sub-blocks s and s+1; with fewer, one.
+  static HWY_INLINE VF32 LaneScales(const float* ds, size_t s, size_t l, float xscale) {
+    const DF32 df;
+#if HWY_TARGET <= HWY_AVX3
+    if (hn::Lanes(df) == 16) {
+      return hn::Mul(hn::ConcatLowerLower(df, hn::Set(df, ds[s + 1]), hn::Set(df, ds[s])), hn::Set(df, xscale));
+    }
+#endif
+    return hn::Set(df, ds[s + l / 16] * xscale);
+  }
+  // sum ds*(q-32)*x = sum ds*q*x - 32 * sum_s ds[s] * (sum of x over s); the
+  // q*xq sums are exact int32, scaled per sub-block and x block.
+  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
     const DF df;
+    const DF32 df32;
     const size_t N = hn::Lanes(df);
     const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
     const float* xsum16 = xs.by16;
-    VF acc0 = hn::Zero(df), acc1 = hn::Zero(df), offset = hn::Zero(df);
-    for (int64_t k = 0; k < cols / kQK_K; ++k, x += kQK_K, xsum16 += 16) {
+    const int16_t* xq = xs.q16;
+    const float* xscale = xs.scale32;
+    VF32 acc0 = hn::Zero(df32), acc1 = hn::Zero(df32);
+    VF offset = hn::Zero(df);
+    for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xsum16 += 16, xscale += 8) {
       HWY_ALIGN float ds[16];
       Scales(b[k], ds);
       for (size_t i = 0; i < 16; i += N) offset = hn::MulAdd(hn::Load(df, ds + i), hn::LoadU(df, xsum16 + i), offset);
       for (int h = 0; h < 2; ++h) {
-        ForEachQuarter(b[k], h, [&](int quarter, size_t l, VI q) {
-          const size_t i = 128 * h + 32 * quarter + l;
-          const VF p = hn::Mul(hn::ConvertTo(df, q), hn::LoadU(df, x + i));
+        ForEachQuarter16(b[k], h, [&](int quarter, size_t l, V16 q) {
+          const size_t i = 128 * h + 32 * quarter;
+          const V32 p = MulAcc(q, xq + i + l, hn::Zero(D32()));
+          const VF32 scale = LaneScales(ds, i / 16, l, xscale[i / 32]);
           if (quarter % 2 == 0) {
-            acc0 = hn::MulAdd(p, hn::Set(df, ds[i / 16]), acc0);
+            acc0 = hn::MulAdd(hn::ConvertTo(df32, p), scale, acc0);
           } else {
-            acc1 = hn::MulAdd(p, hn::Set(df, ds[i / 16]), acc1);
+            acc1 = hn::MulAdd(hn::ConvertTo(df32, p), scale, acc1);
           }
         });
       }
     }
-    return Sum(hn::Add(acc0, acc1)) - 32.0f * Sum(offset);
+    return hn::GetLane(hn::SumOfLanes(df32, hn::Add(acc0, acc1))) - 32.0f * Sum(offset);
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;

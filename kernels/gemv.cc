@@ -5,6 +5,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -99,6 +101,36 @@ const float* block_sums(const float* x, int64_t cols, int width, std::vector<flo
   return buf.data();
 }
 
+// The dtypes whose gemv multiplies integers (int16 activations).
+bool uses_x16(DType dt) { return dt == DType::Q4_K || dt == DType::Q6_K || dt == DType::Q8_0; }
+
+// x as int16 per 32 values (x ~ q * scale, scale = max |x| / 32767, round to
+// nearest): the activations of the integer dot products. A non-finite block
+// gets scale NaN, so that its rows come out NaN as with fp32 arithmetic.
+const int16_t* quantize_x16(const float* x, int64_t cols, std::vector<int16_t>& q, std::vector<float>& scale) {
+  q.resize(static_cast<size_t>(cols));
+  scale.resize(static_cast<size_t>(cols / 32));
+  for (int64_t k = 0; k < cols / 32; ++k) {
+    const float* xb = x + 32 * k;
+    float amax = 0.0f;
+    bool finite = true;
+    for (int i = 0; i < 32; ++i) {
+      amax = std::max(amax, std::fabs(xb[i]));
+      finite &= std::isfinite(xb[i]);
+    }
+    if (!finite) {
+      scale[static_cast<size_t>(k)] = std::numeric_limits<float>::quiet_NaN();
+      std::fill_n(q.begin() + 32 * k, 32, int16_t{0});
+      continue;
+    }
+    const float d = amax / 32767.0f;
+    const float inv = d > 0.0f ? 1.0f / d : 0.0f;
+    scale[static_cast<size_t>(k)] = d;
+    for (int i = 0; i < 32; ++i) q[static_cast<size_t>(32 * k + i)] = static_cast<int16_t>(std::lrintf(xb[i] * inv));
+  }
+  return q.data();
+}
+
 }  // namespace
 
 void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, float* y) {
@@ -109,16 +141,19 @@ void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, f
 void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
   apply_simd_target_from_env();
   int64_t weights = 0;
-  bool need16 = false, need32 = false;
+  bool need16 = false, need32 = false, need_q16 = false;
   for (const GemvOutput& o : outputs) {
     check_args(o.dtype, o.rows, cols, "gemv");
     weights += o.rows * cols;
     need16 |= o.dtype == DType::Q6_K;
     need32 |= o.dtype == DType::Q4_K;
+    need_q16 |= uses_x16(o.dtype);
   }
-  thread_local std::vector<float> sums16, sums32;
+  thread_local std::vector<float> sums16, sums32, scale32;
+  thread_local std::vector<int16_t> q16;
   const qgemv::XSums xs{need16 ? block_sums(x, cols, 16, sums16) : nullptr,
-                        need32 ? block_sums(x, cols, 32, sums32) : nullptr};
+                        need32 ? block_sums(x, cols, 32, sums32) : nullptr,
+                        need_q16 ? quantize_x16(x, cols, q16, scale32) : nullptr, scale32.data()};
 #pragma omp parallel if (weights >= kMinParallelWeights)
   {
     const int tid = omp_get_thread_num();
@@ -136,6 +171,18 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
   apply_simd_target_from_env();
   check_args(dt, rows, cols, "gemm");
   if (n <= 0 || rows == 0) return;
+  if (uses_x16(dt)) {
+    // The same activations as gemv sees (x rounded to int16 per 32 values),
+    // so that prefill and decode differ by fp32 rounding only.
+    thread_local std::vector<float> rounded, scale;
+    thread_local std::vector<int16_t> q;
+    rounded.resize(static_cast<size_t>(n * cols));
+    for (int64_t t = 0; t < n; ++t) {
+      quantize_x16(X + t * cols, cols, q, scale);
+      for (int64_t i = 0; i < cols; ++i) rounded[static_cast<size_t>(t * cols + i)] = q[i] * scale[i / 32];
+    }
+    X = rounded.data();
+  }
   const qgemv::GemmRowsFn fn = qgemv::gemm_rows_fn(dt);
   const size_t rb = row_bytes(traits(dt), cols);
   // A tile of decoded rows of about 1 MiB stays in L2 while every token

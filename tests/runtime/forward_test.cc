@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "runtime/model.h"
@@ -14,15 +15,23 @@
 namespace {
 
 // Our float32 forward pass against the reference's float64 one on the same
-// weights (the kernels keep activations in fp32, so only rounding differs).
-// Measured: 7e-6 (stories260K), 2.5e-5 (SmolLM2); the bounds leave ~15-40x
-// headroom and stay far below what one wrong op does (> 0.1). A kernel that
-// quantized activations would need a new, argued bound (docs/decoder.md).
+// weights. F32 models: only rounding differs (measured 7e-6 stories260K,
+// 4e-6 qwen2_tiny). Quantized models: the kernels also round the activations
+// of every Q8_0/Q4_K/Q6_K product to int16 per 32 values (docs/kernels.md),
+// a relative perturbation of at most 2^-16 of each block's largest value at
+// every matrix input, which 30 layers carry to the logits: measured 5e-3 to
+// 7.7e-3 on SmolLM2 (fp32 activations gave 2.5e-5). The bounds leave 10x /
+// 2.6x headroom and stay far below what one wrong op does (6 to 25, see
+// docs/decoder.md).
 constexpr float kTolF32Model = 1e-4f;
-constexpr float kTolQuantModel = 1e-3f;
+constexpr float kTolQuantModel = 2e-2f;
 // Decode (gemv, one token at a time) and prefill (gemm, batches) do the same
-// arithmetic in a different order. Measured: 7e-5 (SmolLM2).
-constexpr float kTolDecodePrefill = 5e-4f;
+// arithmetic in a different order. With quantized weights, an activation that
+// lands on the other side of an int16 rounding boundary in the two orders
+// moves by one int16 step, so their difference is of the size of that
+// rounding itself (measured 5.4e-3 on SmolLM2); F32 models 7e-6.
+constexpr float kTolDecodePrefillF32 = 5e-4f;
+constexpr float kTolDecodePrefillQuant = 2e-2f;
 
 float max_abs_diff(const float* a, const float* b, int n) {
   float m = 0;
@@ -113,8 +122,9 @@ TEST_CASE("decode (one token at a time) and prefill (batches) give the same logi
       worst = std::max(worst, max_abs_diff(logits.data(), prefill.data() + t * V, V));
     }
     std::printf("%s: decode vs prefill max abs diff %.2e\n", name, worst);
-    CHECK(worst <= kTolDecodePrefill);
-    CHECK(max_abs_diff(batched.data(), prefill.data(), n * V) <= kTolDecodePrefill);
+    const float tol = std::string(name).starts_with("smollm2") ? kTolDecodePrefillQuant : kTolDecodePrefillF32;
+    CHECK(worst <= tol);
+    CHECK(max_abs_diff(batched.data(), prefill.data(), n * V) <= tol);
     CHECK(decode.n_past() == n);
   }
 }
@@ -128,7 +138,7 @@ TEST_CASE("a session can be truncated and reset, and refuses what does not fit",
   REQUIRE(s.n_past() == 5);
   s.truncate(4);
   const auto again = s.eval(std::span(&prompt[4], 1));  // same position, same history (now by decode)
-  REQUIRE(max_abs_diff(first.data(), again.data(), 512) <= kTolDecodePrefill);
+  REQUIRE(max_abs_diff(first.data(), again.data(), 512) <= kTolDecodePrefillF32);
   REQUIRE_THROWS_WITH(s.eval(prompt), Catch::Contains("5 tokens after 5 do not fit in the context of 8"));
   REQUIRE_THROWS_WITH(s.truncate(6), Catch::Contains("truncate"));
   s.reset();
