@@ -83,4 +83,15 @@ size_t copy_valid(std::string_view in, bool final, std::string& out) {
   return pos;
 }
 
+size_t find_invalid(std::string_view s) {
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t prefix = 0;
+    const size_t len = well_formed_length(s.substr(pos), &prefix);
+    if (len == 0) return pos;
+    pos += len;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace ck::tok::utf8

@@ -27,4 +27,11 @@ inline constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // `final`, in which case it becomes one U+FFFD. Returns the bytes consumed.
 size_t copy_valid(std::string_view in, bool final, std::string& out);
 
+// The byte offset of the first byte of `s` that does not belong to a
+// well-formed UTF-8 sequence (the same rules as above: overlong forms,
+// surrogates U+D800..U+DFFF, code points above U+10FFFF, stray continuation
+// bytes, 0xC0, 0xC1, 0xF5..0xFF and sequences cut off by the end of `s` are
+// invalid), or std::string_view::npos when all of `s` is valid UTF-8.
+size_t find_invalid(std::string_view s);
+
 }  // namespace ck::tok::utf8

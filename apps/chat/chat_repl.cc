@@ -12,6 +12,7 @@
 #include "apps/chat/answer.h"
 #include "apps/chat/conversation.h"
 #include "apps/chat/line_reader.h"
+#include "apps/common/utf8_input.h"
 
 namespace ck::app {
 namespace {
@@ -56,6 +57,7 @@ std::string read_text_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   std::string s = ss.str();
+  require_utf8(s, path, /*with_line=*/true);
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
 }
@@ -79,6 +81,11 @@ class Repl {
   bool handle(const std::string& input) {
     if (input.empty()) return true;
     if (input[0] != '/') {
+      // Invalid UTF-8 is not sent to the model; the REPL goes on (docs/apps.md).
+      if (auto problem = utf8_problem(input, /*with_line=*/input.find('\n') != std::string::npos)) {
+        notice("message not sent, it is not valid UTF-8: " + *problem);
+        return true;
+      }
       conv_.add("user", input);
       answer();
       return true;
@@ -98,6 +105,10 @@ class Repl {
         notice("nothing to regenerate yet");
       }
     } else if (cmd == "/system") {
+      if (auto problem = utf8_problem(arg, /*with_line=*/false)) {
+        notice("system prompt not changed, it is not valid UTF-8: " + *problem);
+        return true;
+      }
       conv_.set_system(arg);
       notice(arg.empty() ? "system prompt removed" : "system prompt set; it applies to the whole conversation");
     } else if (cmd == "/stats") {
@@ -162,6 +173,7 @@ class Repl {
 }  // namespace
 
 int run_chat(Model& model, Session& session, const ChatOptions& opts) {
+  if (opts.system_prompt_file.empty()) require_utf8(opts.system_prompt, "the system prompt (-sys)", false);
   const std::string system =
       opts.system_prompt_file.empty() ? opts.system_prompt : read_text_file(opts.system_prompt_file);
   session.reset();

@@ -39,7 +39,9 @@ inline constexpr std::pair<std::string_view, std::string_view> kChatFlagAliases[
 // Runs the conversation until /exit, Ctrl-D, Ctrl-C at an empty prompt, or EOF
 // of a non-terminal stdin. Answers go to stdout, stats and notices to stderr.
 // Returns the process exit code (0); throws std::runtime_error on bad options
-// (unknown template, unreadable -sysf file).
+// (unknown template, unreadable -sysf file, a system prompt that is not valid
+// UTF-8). A message that is not valid UTF-8 is not sent: a notice on stderr
+// names the byte offset and the REPL reads the next one.
 int run_chat(Model& model, Session& session, const ChatOptions& opts);
 
 }  // namespace ck::app

@@ -11,6 +11,7 @@
 
 #include "apps/common/app_main.h"
 #include "apps/common/progress.h"
+#include "apps/common/utf8_input.h"
 #include "apps/perplexity/chunks.h"
 #include "apps/perplexity/kld_file.h"
 #include "apps/perplexity/kld_stats.h"
@@ -32,12 +33,16 @@ struct Options {
   int kld_top_k = 32;
 };
 
-std::string read_file(const std::string& path) {
+// The text to evaluate; refused when it is not valid UTF-8 (naming the file,
+// byte offset and line), before the model is loaded.
+std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  std::string text = ss.str();
+  ck::app::require_utf8(text, path, /*with_line=*/true);
+  return text;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -69,12 +74,11 @@ class RunningPrinter {
   bool tty_;
 };
 
-int run_perplexity(ck::Model& model, const Options& o) {
+int run_perplexity(ck::Model& model, const Options& o, const std::string& text) {
   const auto& tok = model.tokenizer();
   if (tok.add_eos()) throw std::runtime_error("the model adds EOS after every text; perplexity is undefined for it");
   const int32_t bos = tok.add_bos() ? tok.bos() : -1;
 
-  const std::string text = read_file(o.text_file);
   auto t0 = std::chrono::steady_clock::now();
   // As llama-perplexity: special tokens added as the metadata says, not parsed.
   const std::vector<int32_t> tokens = tok.encode(text, /*add_special=*/true, /*parse_special=*/false);
@@ -184,9 +188,10 @@ int main(int argc, char** argv) {
     if (o.kld && o.kld_base.empty()) throw std::runtime_error("--kl-divergence needs --kl-divergence-base FILE");
     if (!o.kld && o.text_file.empty()) throw std::runtime_error("no text to evaluate: give -f FILE");
     ck::set_threads(o.threads);
+    const std::string text = o.kld ? std::string() : read_text(o.text_file);
     const auto t0 = std::chrono::steady_clock::now();
     auto model = ck::Model::load(o.model.empty() ? ck::app::default_model_path() : std::filesystem::path(o.model));
     std::fprintf(stderr, "ck-perplexity: loaded %s in %.2f s\n", model->path().string().c_str(), seconds_since(t0));
-    return o.kld ? run_kl_divergence(*model, o) : run_perplexity(*model, o);
+    return o.kld ? run_kl_divergence(*model, o) : run_perplexity(*model, o, text);
   });
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "apps/common/utf8_input.h"
 #include "runtime/session.h"
 #include "runtime/threads.h"
 
@@ -63,12 +64,16 @@ void validate_run_options(const RunOptions& o) {
 }
 
 std::string read_prompt(const RunOptions& o) {
-  if (o.prompt_file.empty()) return o.prompt;
+  if (o.prompt_file.empty()) {
+    require_utf8(o.prompt, "the prompt", /*with_line=*/false);
+    return o.prompt;
+  }
   std::ifstream in(o.prompt_file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   if (!in) throw std::runtime_error("cannot read the prompt file " + o.prompt_file);
   if (text.str().empty()) throw std::runtime_error("the prompt file " + o.prompt_file + " is empty");
+  require_utf8(text.str(), o.prompt_file, /*with_line=*/true);
   return text.str();
 }
 

@@ -32,7 +32,8 @@ void add_run_flags(CLI::App& app, RunOptions& opts);
 void validate_run_options(const RunOptions& opts);
 
 // The prompt from -p or -f ("" when neither was given); throws for both at
-// once, an unreadable file, or an empty prompt.
+// once, an unreadable file, an empty prompt, or one that is not valid UTF-8
+// (naming "the prompt" or the file, the byte offset and, for a file, the line).
 std::string read_prompt(const RunOptions& opts);
 
 }  // namespace ck::app

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "apps/common/app_main.h"
+#include "apps/common/utf8_input.h"
 #include "apps/tokenize/load_vocab.h"
 #include "tokenizer/tokenizer.h"
 
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   app.add_option("-m,--model", model, "Model file: a .gguf (a vocabulary-only one is enough) or a .bump")
       ->capture_default_str();
   auto* p = app.add_option("-p,--prompt", prompt, "The text to tokenize");
-  auto* f = app.add_option("-f,--file", file, "Read the text to tokenize from FILE (bytes as they are)");
+  auto* f = app.add_option("-f,--file", file, "Read the text to tokenize from FILE (bytes as they are; it must be valid UTF-8)");
   p->excludes(f);
   f->excludes(p);
   app.add_flag("--ids", ids_only, "Print only the token ids, space-separated, on one line");
@@ -47,6 +48,13 @@ int main(int argc, char** argv) {
   return ck::app::run_app(app, argc, argv, [&] {
     if (p->count() == 0 && f->count() == 0) throw std::runtime_error("give the text with -p TEXT or -f FILE");
     const std::string text = f->count() > 0 ? read_text_file(file) : prompt;
+    // Refused as ck-run and ck-perplexity refuse it, so that what ck-tokenize
+    // shows is what those apps would tokenize (docs/apps.md).
+    if (f->count() > 0) {
+      ck::app::require_utf8(text, file, /*with_line=*/true);
+    } else {
+      ck::app::require_utf8(text, "the prompt", /*with_line=*/false);
+    }
 
     const auto load_start = std::chrono::steady_clock::now();
     const ck::tok::Tokenizer tokenizer(ck::app::load_vocab(model));

@@ -10,7 +10,6 @@
 #include "tests/kernels/oracle.h"
 #include "tests/reliability/fixtures.h"
 #include "tests/reliability/process.h"
-#include "tokenizer/utf8.h"
 
 namespace {
 
@@ -111,35 +110,91 @@ TEST_CASE("an unreadable model is refused with the reason", "[reliability][paths
   }
 }
 
-TEST_CASE("invalid UTF-8 in a prompt or a text file is handled, never a crash", "[reliability][utf8]") {
+TEST_CASE("invalid UTF-8 in a prompt or a text file is refused naming the place", "[reliability][utf8]") {
+  // Issue 7: a specific message (the source, the byte offset, for files the
+  // line, and what was expected) and exit code 1, before the model is used.
   ck::test::ScratchDir dir;
-  const std::string invalid = "caf\xC3 \xFF\xFE tail \xE2\x82 \xED\xA0\x80 end\xF0\x9F";
-  const auto file = dir.file("invalid.txt");
-  std::string long_invalid;
-  for (int i = 0; i < 200; ++i) long_invalid += invalid + "\n";
-  ck::reliability::write_file(file, long_invalid);
   const std::string m = stories_bump().string();
-  // Decided (docs/reliability.md): invalid UTF-8 is not refused. The
-  // tokenizers keep the bytes (SPM byte tokens, as llama.cpp does), so
-  // nothing the user wrote is lost, and what the model generates is valid
-  // UTF-8 (StreamDecoder).
-  const Outcome generated = run({"ck-run", "-m", m, "-p", invalid, "-n", "8", "--temp", "0", "--no-display-prompt"});
-  INFO(describe(generated));
-  CHECK(generated.exit_code == 0);
-  std::string valid;
-  ck::tok::utf8::copy_valid(generated.out, true, valid);
-  CHECK(valid == generated.out);
-  CHECK_FALSE(generated.out.empty());
+  const std::string prompt = "caf\xC3 \xFF\xFE tail \xE2\x82 \xED\xA0\x80 end\xF0\x9F";  // first bad byte: 3
+  // Lines 1-3 valid (with a 2-byte character), the 0xFF at byte 31 on line 4.
+  const auto file = dir.file("invalid.txt");
+  std::string text = "line one\nline two\ncaf\xC3\xA9 ok\nbad \xFF here\n";
+  for (int i = 0; i < 40; ++i) text += "Once upon a time there was a little dog.\n";
+  ck::reliability::write_file(file, text);
+  const std::string f = file.string();
+  struct Refusal {
+    std::vector<std::string> argv;
+    std::vector<std::string> pieces;  // all must be in stderr
+  };
+  const std::string expected = "; expected valid UTF-8 text";
+  const std::vector<Refusal> refusals = {
+      {{"ck-run", "-m", m, "-p", prompt, "-n", "4"},
+       {"ck-run: error: the prompt is not valid UTF-8: invalid or cut-off sequence at byte offset 3, byte 0xC3" + expected}},
+      {{"ck-run", "-m", m, "-f", f, "-n", "4"},
+       {"ck-run: error: " + f + " is not valid UTF-8: invalid or cut-off sequence at byte offset 31 (line 4), byte 0xFF" + expected}},
+      {{"ck-run", "-m", m, "--chat", "-sys", "be \xC0\x80 nice", "-n", "4"},
+       {"ck-run: error: the system prompt (-sys) is not valid UTF-8: invalid or cut-off sequence at byte offset 3, byte 0xC0"}},
+      {{"ck-run", "-m", m, "--chat", "-sysf", f, "-n", "4"},
+       {"ck-run: error: " + f + " is not valid UTF-8: invalid or cut-off sequence at byte offset 31 (line 4)"}},
+      {{"ck-perplexity", "-m", m, "-f", f, "-c", "64", "--chunks", "2"},
+       {"ck-perplexity: error: " + f + " is not valid UTF-8: invalid or cut-off sequence at byte offset 31 (line 4), byte 0xFF" + expected}},
+      {{"ck-tokenize", "-m", m, "-p", prompt},
+       {"ck-tokenize: error: the prompt is not valid UTF-8: invalid or cut-off sequence at byte offset 3, byte 0xC3"}},
+      {{"ck-tokenize", "-m", m, "-f", f, "--ids"},
+       {"ck-tokenize: error: " + f + " is not valid UTF-8: invalid or cut-off sequence at byte offset 31 (line 4)"}},
+      // A surrogate and a cut-off sequence at the very end.
+      {{"ck-run", "-m", m, "-p", "ok \xED\xA0\x80", "-n", "4"}, {"the prompt is not valid UTF-8", "byte offset 3, byte 0xED"}},
+      {{"ck-run", "-m", m, "-p", "smile \xF0\x9F\x98", "-n", "4"}, {"the prompt is not valid UTF-8", "byte offset 6, byte 0xF0"}},
+  };
+  for (const Refusal& r : refusals) {
+    const Outcome o = run(r.argv);
+    INFO(r.argv[0] << " " << r.argv[3] << ": " << describe(o));
+    CHECK(o.exit_code == 1);
+    CHECK(failed_cleanly(o));
+    for (const std::string& piece : r.pieces) CHECK(o.err.find(piece) != std::string::npos);
+    CHECK(o.out.empty());  // nothing generated, tokenized or scored
+  }
+  // Refused before the model is loaded: ck-perplexity says nothing of it.
+  const Outcome ppl = run({"ck-perplexity", "-m", m, "-f", f});
+  CHECK(ppl.err.find("loaded") == std::string::npos);
+  // The same text made valid is accepted by all three.
+  const auto good = dir.file("valid.txt");
+  std::string fixed = text;
+  fixed.replace(fixed.find('\xFF'), 1, "\xC3\xBF");  // U+00FF
+  ck::reliability::write_file(good, fixed);
   for (const std::vector<std::string>& argv :
-       {std::vector<std::string>{"ck-run", "-m", m, "-p", invalid, "-n", "8", "--temp", "0"},
-        std::vector<std::string>{"ck-tokenize", "-m", m, "-p", invalid},
-        std::vector<std::string>{"ck-tokenize", "-m", m, "-f", file.string(), "--ids"},
-        std::vector<std::string>{"ck-perplexity", "-m", m, "-f", file.string(), "-c", "64", "--chunks", "2"}}) {
+       {std::vector<std::string>{"ck-run", "-m", m, "-f", good.string(), "-n", "4", "--temp", "0"},
+        std::vector<std::string>{"ck-tokenize", "-m", m, "-f", good.string(), "--ids"},
+        std::vector<std::string>{"ck-perplexity", "-m", m, "-f", good.string(), "-c", "64", "--chunks", "2"}}) {
     const Outcome o = run(argv);
     INFO(argv[0] << ": " << describe(o));
+    CHECK(o.exit_code == 0);
+  }
+}
+
+TEST_CASE("chat: a message with invalid UTF-8 is not sent, the REPL goes on", "[reliability][utf8][chat]") {
+  // Decided (docs/apps.md): a notice naming the byte offset, the next message
+  // is answered, and the exit code stays 0 at the end of piped input.
+  const std::string m = stories_bump().string();
+  const std::string input = "Once upon a \xFF time\nOnce upon a time\n/system be \xC3\n";
+  for (const std::string& exe : {std::string("ck-run"), std::string("ck-chat")}) {
+    std::vector<std::string> argv = {exe, "-m", m, "--temp", "0", "-n", "4", "-c", "128"};
+    if (exe == "ck-run") argv.push_back("--chat");
+    ck::reliability::RunOptions opts;
+    opts.stdin_text = input;
+    const Outcome o = run(argv, opts);
+    INFO(exe << ": " << describe(o));
     CHECK(o.signal == 0);
     CHECK_FALSE(o.timed_out);
     CHECK(o.exit_code == 0);
+    CHECK(o.err.find("message not sent, it is not valid UTF-8: invalid or cut-off sequence at byte offset 12, "
+                     "byte 0xFF; expected valid UTF-8 text") != std::string::npos);
+    CHECK(o.err.find("system prompt not changed, it is not valid UTF-8: invalid or cut-off sequence at byte "
+                     "offset 3, byte 0xC3") != std::string::npos);
+    size_t answers = 0;  // one stats line per answered message: only the valid one
+    for (size_t at = o.err.find("[ prompt:"); at != std::string::npos; at = o.err.find("[ prompt:", at + 1)) ++answers;
+    CHECK(answers == 1);
+    CHECK(o.out.find('\n') != std::string::npos);
   }
 }
 
