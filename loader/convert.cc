@@ -182,7 +182,9 @@ double as_decimal(float f) {
   return std::strtod(std::string(buf, res.ptr).c_str(), nullptr);
 }
 
-void write_config_json(const std::filesystem::path& bump, const ModelConfig& c, const Metadata& meta) {
+// The HF-style config.json beside the bump. Rendered before anything is
+// written, so that metadata it cannot read fails the conversion up front.
+std::string config_json_text(const ModelConfig& c, const Metadata& meta) {
   nlohmann::ordered_json j;
   j["architectures"] = {c.arch == "qwen2" ? "Qwen2ForCausalLM" : "LlamaForCausalLM"};
   j["model_type"] = c.arch;
@@ -199,10 +201,7 @@ void write_config_json(const std::filesystem::path& bump, const ModelConfig& c, 
   j["tie_word_embeddings"] = c.tied_output;
   if (auto bos = meta.get_u32("tokenizer.ggml.bos_token_id")) j["bos_token_id"] = *bos;
   if (auto eos = meta.get_u32("tokenizer.ggml.eos_token_id")) j["eos_token_id"] = *eos;
-  const std::string text = j.dump(2) + "\n";
-  AtomicFile file(config_json_path(bump));
-  file.write({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
-  file.commit();
+  return j.dump(2) + "\n";
 }
 
 }  // namespace
@@ -220,6 +219,7 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
   const Metadata meta = bump_metadata(g, fp);
   const ModelConfig config = config_from_metadata(meta, g.source());
   const std::vector<SlotPlan> plan = plan_slots(g, config);
+  const std::string config_json = config_json_text(config, meta);
 
   uint64_t source_bytes = 0;
   for (const SlotPlan& p : plan) {
@@ -261,7 +261,14 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
   std::memcpy(header.sha256, digest.data(), digest.size());
   file.write_at(0, {reinterpret_cast<const uint8_t*>(&header), sizeof header});
   file.commit();
-  write_config_json(bump, config, meta);
+  try {
+    AtomicFile json(config_json_path(bump));
+    json.write({reinterpret_cast<const uint8_t*>(config_json.data()), config_json.size()});
+    json.commit();
+  } catch (...) {
+    std::filesystem::remove(bump);  // a failed conversion leaves no .bump
+    throw;
+  }
 
   stats.bytes_written = file.size();
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -42,8 +42,11 @@ void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
   write_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
-void patch_u32(std::vector<uint8_t>& file, std::string_view key, uint32_t value) {
-  // u64 key length, the key, u32 type id 4 (U32), then the value.
+namespace {
+
+// Offset of the u32 type id of u32 key `key`: the pattern is the u64 key
+// length, the key, then type id 4 (U32); the value follows the type id.
+size_t find_u32_key(const std::vector<uint8_t>& file, std::string_view key) {
   std::string pattern(8, '\0');
   const uint64_t len = key.size();
   std::memcpy(pattern.data(), &len, 8);
@@ -52,9 +55,19 @@ void patch_u32(std::vector<uint8_t>& file, std::string_view key, uint32_t value)
   const std::string_view hay(reinterpret_cast<const char*>(file.data()), file.size());
   const size_t at = hay.find(pattern);
   if (at == std::string_view::npos || at + pattern.size() + 4 > file.size()) {
-    throw std::runtime_error("patch_u32: no u32 key " + std::string(key));
+    throw std::runtime_error("no u32 key " + std::string(key));
   }
-  std::memcpy(file.data() + at + pattern.size(), &value, 4);
+  return at + pattern.size() - 4;
+}
+
+}  // namespace
+
+void patch_u32(std::vector<uint8_t>& file, std::string_view key, uint32_t value) {
+  std::memcpy(file.data() + find_u32_key(file, key) + 4, &value, 4);
+}
+
+void patch_u32_type(std::vector<uint8_t>& file, std::string_view key, uint32_t type) {
+  std::memcpy(file.data() + find_u32_key(file, key), &type, 4);
 }
 
 }  // namespace ck::reliability

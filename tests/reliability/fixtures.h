@@ -25,5 +25,7 @@ void write_file(const std::filesystem::path& path, const std::vector<uint8_t>& b
 // through our loader, so the patch does not depend on the code under test.
 // Throws when the key is absent or not a u32.
 void patch_u32(std::vector<uint8_t>& file, std::string_view key, uint32_t value);
+// Changes the GGUF type id of that u32 key (to another 4-byte type).
+void patch_u32_type(std::vector<uint8_t>& file, std::string_view key, uint32_t type);
 
 }  // namespace ck::reliability

@@ -77,6 +77,23 @@ TEST_CASE("a GGUF with inconsistent metadata is refused by ck-convert and ck-run
   }
 }
 
+// Found by fuzz_convert: a token id stored as f32 passed every check until the
+// converter, its bump already renamed into place, rendered config.json.
+TEST_CASE("a GGUF whose special token id has the wrong type is refused and leaves no bump", "[reliability][metadata]") {
+  ck::test::ScratchDir dir;
+  std::vector<uint8_t> bytes = read_file(stories_gguf());
+  patch_u32_type(bytes, "tokenizer.ggml.bos_token_id", 6);  // GGUF type 6 = f32, same 4-byte size
+  const auto gguf = dir.file("f32_bos.gguf");
+  write_file(gguf, bytes);
+  const auto bump = dir.file("out.bump");
+  const Outcome convert = run({"ck-convert", gguf.string(), "-o", bump.string()});
+  INFO("ck-convert: " << describe(convert));
+  CHECK(failed_cleanly(convert));
+  CHECK(convert.err.find("tokenizer.ggml.bos_token_id") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(bump));
+  CHECK_FALSE(std::filesystem::exists(dir.file("out.config.json")));
+}
+
 TEST_CASE("a bump whose metadata was changed after conversion is refused at load", "[reliability][metadata]") {
   ck::test::ScratchDir dir;
   const std::vector<uint8_t> original = read_file(stories_bump());
