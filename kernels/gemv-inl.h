@@ -277,18 +277,18 @@ struct Q4_KKernel {
 // Q6_K: w = d*scales[s]*(q - 32), 16 sub-blocks of 16. In half h, the four
 // weights l, l+32, l+64, l+96 share ql[l], ql[l+32] and qh[l] (FORMATS.md).
 struct Q6_KKernel {
-  // Calls f(quarter, l, q) for the int32 vectors of q (0..63, without the
-  // -32 offset) of one half. The top bits are moved to bits 4-5 and masked
-  // with 0x30 straight from qh.
-  template <class F>
-  static HWY_INLINE void ForEachQuarter(const BlockQ6_K& b, int h, F&& f) {
-    const DI di;
-    const size_t N = hn::Lanes(di);
-    const VI m4 = hn::Set(di, 0xF), m30 = hn::Set(di, 0x30);
-    for (size_t l = 0; l < 32; l += N) {
-      const VI a = LoadU8(b.ql + 64 * h + l);
-      const VI c = LoadU8(b.ql + 64 * h + 32 + l);
-      const VI qh = LoadU8(b.qh + 32 * h + l);
+  // Calls f(quarter, l, q) for the vectors of q (0..63, without the -32
+  // offset) of one half, in lanes of tag D (int16 for the dot product, int32
+  // for decoding). The top bits are moved to bits 4-5 and masked with 0x30
+  // straight from qh.
+  template <class D, class F>
+  static HWY_INLINE void ForEachQuarter(D d, const BlockQ6_K& b, int h, F&& f) {
+    const hn::Rebind<uint8_t, D> du8;
+    const auto m4 = hn::Set(d, 0xF), m30 = hn::Set(d, 0x30);
+    for (size_t l = 0; l < 32; l += hn::Lanes(d)) {
+      const auto a = hn::PromoteTo(d, hn::LoadU(du8, b.ql + 64 * h + l));
+      const auto c = hn::PromoteTo(d, hn::LoadU(du8, b.ql + 64 * h + 32 + l));
+      const auto qh = hn::PromoteTo(d, hn::LoadU(du8, b.qh + 32 * h + l));
       f(0, l, hn::Or(hn::And(a, m4), hn::And(hn::ShiftLeft<4>(qh), m30)));
       f(1, l, hn::Or(hn::And(c, m4), hn::And(hn::ShiftLeft<2>(qh), m30)));
       f(2, l, hn::Or(hn::ShiftRight<4>(a), hn::And(qh, m30)));
@@ -301,21 +301,6 @@ struct Q6_KKernel {
     const size_t N = hn::Lanes(df);
     const VF d = hn::Set(df, LoadHalf(&b.d));
     for (size_t i = 0; i < 16; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b.scales + i)), d), df, ds + i);
-  }
-  // The int16 counterpart of ForEachQuarter: f(quarter, l, q) with q as int16.
-  template <class F>
-  static HWY_INLINE void ForEachQuarter16(const BlockQ6_K& b, int h, F&& f) {
-    const D16 d16;
-    const V16 m4 = hn::Set(d16, 0xF), m30 = hn::Set(d16, 0x30);
-    for (size_t l = 0; l < 32; l += hn::Lanes(d16)) {
-      const V16 a = LoadU8To16(b.ql + 64 * h + l);
-      const V16 c = LoadU8To16(b.ql + 64 * h + 32 + l);
-      const V16 qh = LoadU8To16(b.qh + 32 * h + l);
-      f(0, l, hn::Or(hn::And(a, m4), hn::And(hn::ShiftLeft<4>(qh), m30)));
-      f(1, l, hn::Or(hn::And(c, m4), hn::And(hn::ShiftLeft<2>(qh), m30)));
-      f(2, l, hn::Or(hn::ShiftRight<4>(a), hn::And(qh, m30)));
-      f(3, l, hn::Or(hn::ShiftRight<4>(c), hn::And(hn::ShiftRight<2>(qh), m30)));
-    }
   }
   // The scale of each int32 lane of MulAcc over the 32-weight quarter
   // starting at sub-block s (lanes hold pairs of weights, 8 pairs per 16-weight
@@ -346,7 +331,7 @@ struct Q6_KKernel {
       Scales(b[k], ds);
       for (size_t i = 0; i < 16; i += N) offset = hn::MulAdd(hn::Load(df, ds + i), hn::LoadU(df, xsum16 + i), offset);
       for (int h = 0; h < 2; ++h) {
-        ForEachQuarter16(b[k], h, [&](int quarter, size_t l, V16 q) {
+        ForEachQuarter(D16(), b[k], h, [&](int quarter, size_t l, V16 q) {
           const size_t i = 128 * h + 32 * quarter;
           const V32 p = MulAcc(q, xq + i + l, hn::Zero(D32()));
           const VF32 scale = LaneScales(ds, i / 16, l, xscale[i / 32]);
@@ -368,7 +353,7 @@ struct Q6_KKernel {
       HWY_ALIGN float ds[16];
       Scales(b[k], ds);
       for (int h = 0; h < 2; ++h) {
-        ForEachQuarter(b[k], h, [&](int quarter, size_t l, VI q) {
+        ForEachQuarter(DI(), b[k], h, [&](int quarter, size_t l, VI q) {
           const size_t i = 128 * h + 32 * quarter + l;
           hn::StoreU(hn::Mul(hn::ConvertTo(df, hn::Sub(q, off)), hn::Set(df, ds[i / 16])), df, out + i);
         });
