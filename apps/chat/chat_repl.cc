@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "apps/chat/answer.h"
+#include "apps/common/app_main.h"
 #include "apps/chat/conversation.h"
 #include "apps/chat/line_reader.h"
 #include "apps/common/utf8_input.h"
@@ -29,11 +30,7 @@ class SigintFlag {
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_);
-    // A parent may hand down SIGINT blocked (some job runners do); Ctrl-C must work.
-    sigset_t sigint;
-    sigemptyset(&sigint);
-    sigaddset(&sigint, SIGINT);
-    pthread_sigmask(SIG_UNBLOCK, &sigint, nullptr);
+    unblock_sigint();
   }
   ~SigintFlag() { sigaction(SIGINT, &old_, nullptr); }
 

@@ -1,5 +1,7 @@
 #include "apps/common/app_main.h"
 
+#include <signal.h>
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -37,6 +39,13 @@ int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
 std::filesystem::path default_model_path() {
   if (const char* env = std::getenv("CK_MODEL"); env && *env) return env;
   return std::filesystem::path(CK_MODELS_DIR) / "SmolLM2-135M-Instruct.Q4_1.gguf";
+}
+
+void unblock_sigint() {
+  sigset_t sigint;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  pthread_sigmask(SIG_UNBLOCK, &sigint, nullptr);
 }
 
 }  // namespace ck::app

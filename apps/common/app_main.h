@@ -17,4 +17,8 @@ int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
 // (fetched by scripts/fetch-models.sh). CK_MODEL in the environment overrides.
 std::filesystem::path default_model_path();
 
+// Unblocks SIGINT in the calling thread: a parent may hand it down blocked
+// (some job runners do), and an app that installs a Ctrl-C handler needs it.
+void unblock_sigint();
+
 }  // namespace ck::app

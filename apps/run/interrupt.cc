@@ -1,8 +1,8 @@
 #include "apps/run/interrupt.h"
 
-#include <signal.h>
-
 #include <csignal>
+
+#include "apps/common/app_main.h"
 
 namespace ck::app {
 namespace {
@@ -18,11 +18,7 @@ void on_sigint(int) {
 
 void install_interrupt_handler() {
   std::signal(SIGINT, on_sigint);
-  // A parent may hand down SIGINT blocked (some job runners do); Ctrl-C must work.
-  sigset_t sigint;
-  sigemptyset(&sigint);
-  sigaddset(&sigint, SIGINT);
-  pthread_sigmask(SIG_UNBLOCK, &sigint, nullptr);
+  unblock_sigint();
 }
 bool interrupted() { return g_interrupted != 0; }
 
