@@ -19,11 +19,13 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include <array>
 #include <cstring>
 #include <type_traits>
 
 #include "kernels/blocks.h"
 #include "kernels/fp16.h"
+#include "kernels/gemv.h"
 
 #ifndef CK_KERNELS_GEMV_XSUMS_
 #define CK_KERNELS_GEMV_XSUMS_
@@ -34,9 +36,10 @@ namespace ck::qgemv {
 struct XSums {
   const float* by16;
   const float* by32;
-  // x quantized to int16 per 32 values: x[i] ~ q16[i] * scale32[i / 32]
-  // (scale = max |x| / 32767), for the integer dot products of the quantized
-  // dtypes; null when no matrix of the call is quantized.
+  // x quantized to int16 per kInt16ActivationGroup values: x[i] ~ q16[i] * scale32[i / 32]
+  // (scale = max |x| / 32767 over the group, stored once per 32 values), for
+  // the integer dot products of the quantized dtypes; null when no matrix of
+  // the call is quantized.
   const int16_t* q16;
   const float* scale32;
 };
@@ -302,48 +305,75 @@ struct Q6_KKernel {
     const VF d = hn::Set(df, LoadHalf(&b.d));
     for (size_t i = 0; i < 16; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b.scales + i)), d), df, ds + i);
   }
-  // The scale of each int32 lane of MulAcc over the 32-weight quarter
-  // starting at sub-block s (lanes hold pairs of weights, 8 pairs per 16-weight
-  // sub-block): with 16 lanes, sub-blocks s and s+1; with fewer, one.
-  static HWY_INLINE VF32 LaneScales(const float* ds, size_t s, size_t l, float xscale) {
-    const DF32 df;
-#if HWY_TARGET <= HWY_AVX3
-    if (hn::Lanes(df) == 16) {
-      return hn::Mul(hn::ConcatLowerLower(df, hn::Set(df, ds[s + 1]), hn::Set(df, ds[s])), hn::Set(df, xscale));
+  // Byte-shuffle controls that spread the int16 scales of one half (its 8
+  // sub-blocks, repeated in every 128-bit block of a vector) over the lanes of
+  // quarter j: lane i takes the scale of sub-block 2j + i/16, bytes 2t, 2t+1.
+  alignas(64) static constexpr std::array<int16_t, 4 * 32> kSpread = [] {
+    std::array<int16_t, 4 * 32> lanes{};
+    for (int j = 0; j < 4; ++j) {
+      for (int i = 0; i < 32; ++i) {
+        const int t = 2 * j + i / 16;
+        lanes[static_cast<size_t>(32 * j + i)] = static_cast<int16_t>(2 * t | (2 * t + 1) << 8);
+      }
     }
+    return lanes;
+  }();
+  // The int16 scale of every lane of the vector at lane l of quarter j, from
+  // the 8 scales of the half at sc16 (one shuffle; a 32-lane vector spans
+  // two sub-blocks).
+  static HWY_INLINE V16 LaneScales(const int16_t* sc16, int j, size_t l) {
+    const D16 d16;
+#if HWY_TARGET == HWY_SCALAR
+    return hn::Set(d16, sc16[2 * j + l / 16]);
+#else
+    const hn::Repartition<uint8_t, D16> du8;
+    const auto scales = hn::BitCast(du8, hn::LoadDup128(d16, sc16));
+    const auto control = hn::BitCast(du8, hn::Load(d16, kSpread.data() + 32 * j + l));
+    return hn::BitCast(d16, hn::TableLookupBytes(scales, control));
 #endif
-    return hn::Set(df, ds[s + l / 16] * xscale);
   }
-  // sum ds*(q-32)*x = sum ds*q*x - 32 * sum_s ds[s] * (sum of x over s); the
-  // q*xq sums are exact int32, scaled per sub-block and x block.
+  // sum ds*(q-32)*x = sum d*x_scale * sum (sc*q)*xq - 32 * sum_s ds[s] * (sum
+  // of x over s). sc*q (|.| <= 128*63) is formed in int16 lanes, so the int32
+  // sums run over a whole half (128 weights, one activation scale): four
+  // vpmaddwd per int32 lane stay below 2^31 (4 * 2 * 8064 * 32767), and the
+  // sums are converted and scaled once per half instead of once per quarter.
+  static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
   static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
     const DF df;
     const DF32 df32;
+    const D16 d16;
+    const hn::CappedTag<int16_t, 16> d16x16;
+    const hn::Rebind<int8_t, decltype(d16x16)> di8x16;
     const size_t N = hn::Lanes(df);
     const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
     const float* xsum16 = xs.by16;
     const int16_t* xq = xs.q16;
     const float* xscale = xs.scale32;
-    VF32 acc0 = hn::Zero(df32), acc1 = hn::Zero(df32);
+    VF32 acc = hn::Zero(df32);
     VF offset = hn::Zero(df);
     for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xsum16 += 16, xscale += 8) {
       HWY_ALIGN float ds[16];
       Scales(b[k], ds);
       for (size_t i = 0; i < 16; i += N) offset = hn::MulAdd(hn::Load(df, ds + i), hn::LoadU(df, xsum16 + i), offset);
+      HWY_ALIGN int16_t sc16[16];
+      for (size_t i = 0; i < 16; i += hn::Lanes(d16x16)) {
+        hn::Store(hn::PromoteTo(d16x16, hn::LoadU(di8x16, b[k].scales + i)), d16x16, sc16 + i);
+      }
+      const float d = LoadHalf(&b[k].d);
       for (int h = 0; h < 2; ++h) {
-        ForEachQuarter(D16(), b[k], h, [&](int quarter, size_t l, V16 q) {
-          const size_t i = 128 * h + 32 * quarter;
-          const V32 p = MulAcc(q, xq + i + l, hn::Zero(D32()));
-          const VF32 scale = LaneScales(ds, i / 16, l, xscale[i / 32]);
-          if (quarter % 2 == 0) {
-            acc0 = hn::MulAdd(hn::ConvertTo(df32, p), scale, acc0);
-          } else {
-            acc1 = hn::MulAdd(hn::ConvertTo(df32, p), scale, acc1);
+        const VF32 factor = hn::Set(df32, d * xscale[4 * h]);
+        V32 sum = hn::Zero(D32());
+        ForEachQuarter(d16, b[k], h, [&](int quarter, size_t l, V16 q) {
+          sum = MulAcc(hn::Mul(q, LaneScales(sc16 + 8 * h, quarter, l)), xq + 128 * h + 32 * quarter + l, sum);
+          // After the fourth quarter at this l: four vpmaddwd per lane at most.
+          if (quarter == 3) {
+            acc = hn::MulAdd(hn::ConvertTo(df32, sum), factor, acc);
+            sum = hn::Zero(D32());
           }
         });
       }
     }
-    return hn::GetLane(hn::SumOfLanes(df32, hn::Add(acc0, acc1))) - 32.0f * Sum(offset);
+    return hn::GetLane(hn::SumOfLanes(df32, acc)) - 32.0f * Sum(offset);
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;

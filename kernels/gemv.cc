@@ -104,35 +104,35 @@ const float* block_sums(const float* x, int64_t cols, int width, std::vector<flo
 // The dtypes whose gemv multiplies integers (int16 activations).
 bool uses_x16(DType dt) { return dt == DType::Q4_K || dt == DType::Q6_K || dt == DType::Q8_0; }
 
-// x as int16 per 32 values (x ~ q * scale, scale = max |x| / 32767, round to
-// nearest): the activations of the integer dot products. A non-finite block
-// gets scale NaN, so that its rows come out NaN as with fp32 arithmetic.
-const int16_t* quantize_x16(const float* x, int64_t cols, std::vector<int16_t>& q, std::vector<float>& scale) {
+// x as int16 per kInt16ActivationGroup values (x ~ q * scale, scale = max |x| / 32767,
+// round to nearest): the activations of the integer dot products. The scale
+// is stored once per 32 values (repeated over a group) so that the kernels
+// index it by block. A non-finite group gets scale NaN, so that its rows come
+// out NaN as with fp32 arithmetic.
+const int16_t* quantize_x16(const float* x, int64_t cols, std::vector<int16_t>& q, std::vector<float>& scale32) {
   q.resize(static_cast<size_t>(cols));
-  scale.resize(static_cast<size_t>(cols / 32));
-  for (int64_t k = 0; k < cols / 32; ++k) {
-    const float* xb = x + 32 * k;
+  scale32.resize(static_cast<size_t>(cols / 32));
+  for (int64_t g0 = 0; g0 < cols; g0 += kInt16ActivationGroup) {
+    const int64_t n = std::min(kInt16ActivationGroup, cols - g0);
+    const float* xg = x + g0;
     float amax = 0.0f;
     bool finite = true;
-    for (int i = 0; i < 32; ++i) {
-      amax = std::max(amax, std::fabs(xb[i]));
-      finite &= std::isfinite(xb[i]);
+    for (int64_t i = 0; i < n; ++i) {
+      amax = std::max(amax, std::fabs(xg[i]));
+      finite &= std::isfinite(xg[i]);
     }
+    const float d = finite ? amax / 32767.0f : std::numeric_limits<float>::quiet_NaN();
+    std::fill(scale32.begin() + g0 / 32, scale32.begin() + (g0 + n) / 32, d);
     if (!finite) {
-      scale[static_cast<size_t>(k)] = std::numeric_limits<float>::quiet_NaN();
-      std::fill_n(q.begin() + 32 * k, 32, int16_t{0});
+      std::fill_n(q.begin() + g0, n, int16_t{0});
       continue;
     }
-    const float d = amax / 32767.0f;
     const float inv = d > 0.0f ? 1.0f / d : 0.0f;
-    scale[static_cast<size_t>(k)] = d;
     // Round to nearest (even) without a libm call per value, which cost a
     // tenth of prefill: adding and subtracting 1.5 * 2^23 leaves |v| <= 32767
     // rounded in the float's last place (no -ffast-math here to fold it).
     constexpr float kRound = 12582912.0f;
-    for (int i = 0; i < 32; ++i) {
-      q[static_cast<size_t>(32 * k + i)] = static_cast<int16_t>((xb[i] * inv + kRound) - kRound);
-    }
+    for (int64_t i = 0; i < n; ++i) q[static_cast<size_t>(g0 + i)] = static_cast<int16_t>((xg[i] * inv + kRound) - kRound);
   }
   return q.data();
 }
@@ -178,7 +178,7 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
   check_args(dt, rows, cols, "gemm");
   if (n <= 0 || rows == 0) return;
   if (uses_x16(dt)) {
-    // The same activations as gemv sees (x rounded to int16 per 32 values),
+    // The same activations as gemv sees (x rounded to int16 per kInt16ActivationGroup values),
     // so that prefill and decode differ by fp32 rounding only.
     thread_local std::vector<float> rounded, scale;
     thread_local std::vector<int16_t> q;

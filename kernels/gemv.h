@@ -3,7 +3,8 @@
 // Q8_0, Q4_K, Q6_K; anything else, or cols not a multiple of the block size,
 // throws std::runtime_error. Activations and results are fp32; the products
 // with Q8_0, Q4_K and Q6_K weights see the activations rounded to int16 per
-// 32 values (x ~ q * max|x|/32767, docs/kernels.md), in gemv and gemm alike.
+// kInt16ActivationGroup values (x ~ q * max|x|/32767, docs/kernels.md), in
+// gemv and gemm alike.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -11,6 +12,11 @@
 #include "kernels/dtype.h"
 
 namespace ck {
+
+// The group of activations that share one int16 scale. 128 lets Q6_K sum a
+// whole half block (128 weights) in int32 before scaling; the last group of
+// a row may be shorter (a multiple of 32).
+inline constexpr int64_t kInt16ActivationGroup = 128;
 
 // y[r] = dot(row r of W, x) for r < rows. Row r starts at
 // W + r * row_bytes(traits(dt), cols). Rows are split over the OpenMP threads.

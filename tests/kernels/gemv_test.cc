@@ -6,12 +6,14 @@
 // across blocks, so the rounding error stays a few ulps of the absolute sum
 // (measured worst case ~3e-7); a layout or indexing mistake errs by a sizeable
 // fraction of it.
-// The gemv of Q8_0/Q4_K/Q6_K multiplies x rounded to int16 per 32 values
-// (kernels/gemv.cc: x ~ q * s, s = max|x| / 32767): each x_i is off by at most
-// half a step s/2 (plus the fp32 rounding of x/s, < 1 % of a step), so that
-// product adds sum over blocks of 0.51 * s_b * sum_{i in b} |w_i| to the bound.
+// The gemv of Q8_0/Q4_K/Q6_K multiplies x rounded to int16 per group of
+// kInt16ActivationGroup values (kernels/gemv.cc: x ~ q * s, s = max|x| / 32767):
+// each x_i is off by at most half a step s/2 (plus the fp32 rounding of x/s,
+// < 1 % of a step), so that product adds sum over groups g of
+// 0.51 * s_g * sum_{i in g} |w_i| to the bound.
 // gemm (prefill) multiplies in fp32 but is fed the same rounded activations.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -75,9 +77,9 @@ Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
         s += p;
         a += std::fabs(p);
       }
-      for (int64_t b = 0; b + 32 <= m.cols; b += 32) {
+      for (int64_t b = 0; b < m.cols; b += kInt16ActivationGroup) {
         double amax = 0, wsum = 0;
-        for (int64_t i = b; i < b + 32; ++i) {
+        for (int64_t i = b; i < std::min(m.cols, b + kInt16ActivationGroup); ++i) {
           amax = std::max(amax, std::fabs(static_cast<double>(X[t * m.cols + i])));
           wsum += std::fabs(static_cast<double>(row[i]));
         }

@@ -17,21 +17,21 @@ namespace {
 // Our float32 forward pass against the reference's float64 one on the same
 // weights. F32 models: only rounding differs (measured 7e-6 stories260K,
 // 4e-6 qwen2_tiny). Quantized models: the kernels also round the activations
-// of every Q8_0/Q4_K/Q6_K product to int16 per 32 values (docs/kernels.md),
-// a relative perturbation of at most 2^-16 of each block's largest value at
-// every matrix input, which 30 layers carry to the logits: measured 5e-3 to
-// 7.7e-3 on SmolLM2 (fp32 activations gave 2.5e-5). The bounds leave 10x /
-// 2.6x headroom and stay far below what one wrong op does (6 to 25, see
-// docs/decoder.md).
+// of every Q8_0/Q4_K/Q6_K product to int16 per 128 values (docs/kernels.md),
+// a relative perturbation of at most 2^-16 of each group's largest value at
+// every matrix input, which 30 layers carry to the logits: measured 8.4e-3 to
+// 1.4e-2 on SmolLM2 (groups of 32 gave 5e-3 to 7.7e-3, fp32 activations
+// 2.5e-5). The bounds leave 3.5x headroom and stay over 100x below what one
+// wrong op does (6 to 25, see docs/decoder.md).
 constexpr float kTolF32Model = 1e-4f;
-constexpr float kTolQuantModel = 2e-2f;
+constexpr float kTolQuantModel = 5e-2f;
 // Decode (gemv, one token at a time) and prefill (gemm, batches) do the same
 // arithmetic in a different order. With quantized weights, an activation that
 // lands on the other side of an int16 rounding boundary in the two orders
 // moves by one int16 step, so their difference is of the size of that
-// rounding itself (measured 5.4e-3 on SmolLM2); F32 models 7e-6.
+// rounding itself (measured 9.8e-3 on SmolLM2); F32 models 7e-6.
 constexpr float kTolDecodePrefillF32 = 5e-4f;
-constexpr float kTolDecodePrefillQuant = 2e-2f;
+constexpr float kTolDecodePrefillQuant = 5e-2f;
 
 float max_abs_diff(const float* a, const float* b, int n) {
   float m = 0;
