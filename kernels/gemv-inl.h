@@ -76,6 +76,21 @@ HWY_INLINE V32 MulAcc(V16 w, const int16_t* xq, V32 sum) {
   return hn::ReorderWidenMulAccumulate(D32(), w, hn::LoadU(D16(), xq), sum, unused);
 }
 
+// Per-lane int16 values picked from a 16-byte table by a byte shuffle (one
+// instruction; the table is repeated in every 128-bit block): each int16
+// lane of `control` holds two byte indices, an index of 0x80 gives a zero
+// byte. This is how the kernels spread per-sub-block scales over lanes.
+HWY_INLINE V16 ShuffleTable(const uint8_t* table, V16 control) {
+#if HWY_TARGET == HWY_SCALAR
+  const int c = static_cast<uint16_t>(hn::GetLane(control));
+  const int lo = table[c & 0xF], hi = (c & 0x8000) ? 0 : table[(c >> 8) & 0xF];
+  return hn::Set(D16(), static_cast<int16_t>(lo | hi << 8));
+#else
+  const hn::Repartition<uint8_t, D16> du8;
+  return hn::BitCast(D16(), hn::TableLookupBytesOr0(hn::LoadDup128(du8, table), hn::BitCast(du8, control)));
+#endif
+}
+
 HWY_INLINE VI LoadU8(const uint8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DU8(), p)); }
 HWY_INLINE VI LoadI8(const int8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DI8(), p)); }
 
@@ -189,14 +204,14 @@ struct Q8_0Kernel {
   }
 };
 
-// Q4_K: w = d*sc[j]*q - dmin*m[j]. The q*x products are summed per
-// sub-block and scaled once; the minimum terms need only the sums of x per
-// sub-block (XSums::by32), which the caller computes once per x.
+// Q4_K: w = d*sc[j]*q - dmin*m[j]. sc[j]*q is formed in int16 lanes and
+// summed with q*xq over a half block (one activation scale), then scaled once;
+// the minimum terms need only the sums of x per sub-block (XSums::by32),
+// which the caller computes once per x.
 struct Q4_KKernel {
-  // dsc[j] = d * sc[j] and dm[j] = dmin * m[j] for the 8 sub-blocks: the
-  // 6-bit fields are unpacked four at a time in 32-bit words (as ggml does)
-  // and converted with vectors.
-  static HWY_INLINE void Scales(const BlockQ4_K& b, float* dsc, float* dm) {
+  // sc[0..7] then m[0..7] of a block, one byte each: the 6-bit fields are
+  // unpacked four at a time in 32-bit words (as ggml does).
+  static HWY_INLINE void Unpack(const BlockQ4_K& b, uint8_t* sc_m) {
     uint32_t u[3];
     std::memcpy(u, b.scales, sizeof(u));
     const uint32_t packed[4] = {
@@ -205,55 +220,73 @@ struct Q4_KKernel {
         u[1] & 0x3F3F3F3Fu,                                               // m 0..3
         ((u[2] >> 4) & 0x0F0F0F0Fu) | (((u[1] >> 6) & 0x03030303u) << 4),  // m 4..7
     };
-    const auto* bytes = reinterpret_cast<const uint8_t*>(packed);
-    float dd[2];
-    LoadHalf2(&b.d, dd);
+    std::memcpy(sc_m, packed, sizeof(packed));
+  }
+  // out[i] = factor * bytes[i] for 8 bytes, converted with vectors.
+  static HWY_INLINE void ScaleBytes(const uint8_t* bytes, float factor, float* out) {
     const hn::CappedTag<float, 8> d8;
     const hn::Rebind<int32_t, decltype(d8)> di8;
     const hn::Rebind<uint8_t, decltype(d8)> du8;
-    const size_t N = hn::Lanes(d8);
-    for (size_t i = 0; i < 8; i += N) {
-      const auto sc = hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, bytes + i)));
-      const auto m = hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, bytes + 8 + i)));
-      hn::StoreU(hn::Mul(sc, hn::Set(d8, dd[0])), d8, dsc + i);
-      hn::StoreU(hn::Mul(m, hn::Set(d8, dd[1])), d8, dm + i);
+    for (size_t i = 0; i < 8; i += hn::Lanes(d8)) {
+      hn::StoreU(hn::Mul(hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, bytes + i))), hn::Set(d8, factor)), d8,
+                 out + i);
     }
   }
-  // sum over sub-blocks j of d*sc[j]*xscale[j] * sum(q*xq) - dmin*m[j] * sum(x):
-  // the q*xq sums are exact int32, scaled once per sub-block.
+  // dsc[j] = d * sc[j] and dm[j] = dmin * m[j] for the 8 sub-blocks.
+  static HWY_INLINE void Scales(const BlockQ4_K& b, float* dsc, float* dm) {
+    HWY_ALIGN uint8_t sc_m[16];
+    Unpack(b, sc_m);
+    float dd[2];
+    LoadHalf2(&b.d, dd);
+    ScaleBytes(sc_m, dd[0], dsc);
+    ScaleBytes(sc_m + 8, dd[1], dm);
+  }
+  // sc[j] in every int16 lane (a shuffle: broadcasting a byte from a
+  // general register costs three instructions on AVX-512).
+  static HWY_INLINE V16 ScaleOf(const uint8_t* sc_m, int j) {
+    return ShuffleTable(sc_m, hn::Set(D16(), static_cast<int16_t>(0x8000 | j)));
+  }
+  // sum over halves h of d*xscale_h * sum(sc*q * xq) - sum_j dmin*m[j] * sum(x
+  // over j). |sc*q| <= 63*15 fits int16; an int32 lane takes at most four
+  // vpmaddwd (4 * 2 * 945 * 32767) before it is converted.
+  static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
   static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
     const DF32 df;
+    const D16 d16;
     const hn::CappedTag<float, 8> d8;
-    const size_t N = hn::Lanes(D16());
-    const size_t N8 = hn::Lanes(d8);
+    const size_t N = hn::Lanes(d16);
     const auto* b = reinterpret_cast<const BlockQ4_K*>(row);
-    const V16 mask = hn::Set(D16(), 0xF);
-    VF32 acc0 = hn::Zero(df), acc1 = hn::Zero(df);
+    const V16 mask = hn::Set(d16, 0xF);
+    VF32 acc = hn::Zero(df);
     auto min_acc = hn::Zero(d8);
     const float* xsum32 = xs.by32;
     const float* xscale = xs.scale32;
     const int16_t* xq = xs.q16;
     for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xsum32 += 8, xscale += 8) {
-      HWY_ALIGN float dsc[8], dm[8];
-      Scales(b[k], dsc, dm);
-      for (size_t i = 0; i < 8; i += N8) {
+      HWY_ALIGN uint8_t sc_m[16];
+      Unpack(b[k], sc_m);
+      float dd[2];
+      LoadHalf2(&b[k].d, dd);
+      HWY_ALIGN float dm[8];
+      ScaleBytes(sc_m + 8, dd[1], dm);
+      for (size_t i = 0; i < 8; i += hn::Lanes(d8)) {
         min_acc = hn::MulAdd(hn::Load(d8, dm + i), hn::LoadU(d8, xsum32 + i), min_acc);
-        hn::Store(hn::Mul(hn::Load(d8, dsc + i), hn::LoadU(d8, xscale + i)), d8, dsc + i);
       }
-      for (int g = 0; g < 4; ++g) {
-        const uint8_t* qs = b[k].qs + 32 * g;
-        const int16_t* xg = xq + 64 * g;
-        V32 lo = hn::Zero(D32()), hi = hn::Zero(D32());
+      for (int h = 0; h < 2; ++h) {
+        const VF32 factor = hn::Set(df, dd[0] * xscale[4 * h]);
         for (size_t i = 0; i < 32; i += N) {
-          const V16 q = LoadU8To16(qs + i);
-          lo = MulAcc(hn::And(q, mask), xg + i, lo);
-          hi = MulAcc(hn::ShiftRight<4>(q), xg + 32 + i, hi);
+          V32 sum = hn::Zero(D32());
+          for (int g = 2 * h; g < 2 * h + 2; ++g) {
+            const V16 q = LoadU8To16(b[k].qs + 32 * g + i);
+            const int16_t* xg = xq + 64 * g + i;
+            sum = MulAcc(hn::Mul(hn::And(q, mask), ScaleOf(sc_m, 2 * g)), xg, sum);
+            sum = MulAcc(hn::Mul(hn::ShiftRight<4>(q), ScaleOf(sc_m, 2 * g + 1)), xg + 32, sum);
+          }
+          acc = hn::MulAdd(hn::ConvertTo(df, sum), factor, acc);
         }
-        acc0 = hn::MulAdd(hn::ConvertTo(df, lo), hn::Set(df, dsc[2 * g]), acc0);
-        acc1 = hn::MulAdd(hn::ConvertTo(df, hi), hn::Set(df, dsc[2 * g + 1]), acc1);
       }
     }
-    return hn::GetLane(hn::SumOfLanes(df, hn::Add(acc0, acc1))) - hn::GetLane(hn::SumOfLanes(d8, min_acc));
+    return hn::GetLane(hn::SumOfLanes(df, acc)) - hn::GetLane(hn::SumOfLanes(d8, min_acc));
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;
@@ -319,18 +352,9 @@ struct Q6_KKernel {
     return lanes;
   }();
   // The int16 scale of every lane of the vector at lane l of quarter j, from
-  // the 8 scales of the half at sc16 (one shuffle; a 32-lane vector spans
-  // two sub-blocks).
+  // the 8 scales of the half at sc16 (a 32-lane vector spans two sub-blocks).
   static HWY_INLINE V16 LaneScales(const int16_t* sc16, int j, size_t l) {
-    const D16 d16;
-#if HWY_TARGET == HWY_SCALAR
-    return hn::Set(d16, sc16[2 * j + l / 16]);
-#else
-    const hn::Repartition<uint8_t, D16> du8;
-    const auto scales = hn::BitCast(du8, hn::LoadDup128(d16, sc16));
-    const auto control = hn::BitCast(du8, hn::Load(d16, kSpread.data() + 32 * j + l));
-    return hn::BitCast(d16, hn::TableLookupBytes(scales, control));
-#endif
+    return ShuffleTable(reinterpret_cast<const uint8_t*>(sc16), hn::Load(D16(), kSpread.data() + 32 * j + l));
   }
   // sum ds*(q-32)*x = sum d*x_scale * sum (sc*q)*xq - 32 * sum_s ds[s] * (sum
   // of x over s). sc*q (|.| <= 128*63) is formed in int16 lanes, so the int32
