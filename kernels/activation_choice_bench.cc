@@ -1,5 +1,5 @@
 // The experiment behind the activation choice (docs/kernels.md): the
-// library's Q4_K GEMV (activations rounded to int16 per 32 values, integer
+// library's Q4_K GEMV (activations rounded to int16 per 128 values, integer
 // products via vpmaddwd; fp32 activations until commit 2a09a38, whose figures
 // docs/kernels.md keeps) against a prototype of llama.cpp's scheme (x
 // quantized to 8 bits per 256 values, Q8_K style, and integer dot products:

@@ -72,8 +72,18 @@ HWY_INLINE V16 LoadI8To16(const int8_t* p) { return hn::PromoteTo(D16(), hn::Loa
 
 // sum += pairwise products of w and the int16 activations at xq.
 HWY_INLINE V32 MulAcc(V16 w, const int16_t* xq, V32 sum) {
+#if HWY_TARGET == HWY_AVX3_DL
+  // One vpdpwssd (AVX512-VNNI, part of AVX3_DL) instead of vpmaddwd + vpaddd.
+  // Highway 1.0.3 has no op for it and its AVX3_DL target attribute lacks
+  // avx512vnni, so the intrinsic would not inline: asm, x read from memory.
+  struct X32 { int16_t v[32]; };
+  __m512i acc = sum.raw;
+  asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(w.raw), "m"(*reinterpret_cast<const X32*>(xq)));
+  return V32{acc};
+#else
   V32 unused = hn::Zero(D32());  // x86 keeps all in `sum` (RearrangeToOddPlusEven is the identity)
   return hn::ReorderWidenMulAccumulate(D32(), w, hn::LoadU(D16(), xq), sum, unused);
+#endif
 }
 
 // Per-lane int16 values picked from a 16-byte table by a byte shuffle (one
