@@ -13,8 +13,8 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::F32, G::F32, "F32", 1, 4, ref::dequantize_f32, true},
     {DType::BF16, G::BF16, "BF16", 1, 2, ref::dequantize_bf16, true},
     {DType::F16, G::F16, "F16", 1, 2, ref::dequantize_f16, true},
-    {DType::Q4_0, G::Q4_0, "Q4_0", 32, 18, ref::dequantize_q4_0, false},
-    {DType::Q4_1, G::Q4_1, "Q4_1", 32, 20, ref::dequantize_q4_1, false},
+    {DType::Q4_0, G::Q4_0, "Q4_0", 32, 18, ref::dequantize_q4_0, true},
+    {DType::Q4_1, G::Q4_1, "Q4_1", 32, 20, ref::dequantize_q4_1, true},
     {DType::Q5_0, G::Q5_0, "Q5_0", 32, 22, ref::dequantize_q5_0, false},
     {DType::Q4_K, G::Q4_K, "Q4_K", 256, 144, ref::dequantize_q4_k, true},
     {DType::Q6_K, G::Q6_K, "Q6_K", 256, 210, ref::dequantize_q6_k, true},
@@ -36,6 +36,14 @@ static_assert(table_is_indexed_by_code(), "kTable row i must describe dtype code
 }  // namespace
 
 const DTypeTraits& traits(DType t) { return kTable[static_cast<size_t>(t)]; }
+
+std::string native_dtype_names() {
+  std::string names;
+  for (const DTypeTraits& t : kTable) {
+    if (t.native) names += (names.empty() ? "" : ", ") + std::string(t.name);
+  }
+  return names;
+}
 
 std::optional<DType> dtype_from_code(uint8_t code) {
   if (code >= kTable.size()) return std::nullopt;

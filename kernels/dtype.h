@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace ck {
@@ -42,6 +43,8 @@ struct DTypeTraits {
 const DTypeTraits& traits(DType t);
 std::optional<DType> dtype_from_code(uint8_t code);
 std::optional<DType> dtype_from_ggml(uint32_t ggml_type);
+// "F32, BF16, ...": the native dtypes in code order, for error messages.
+std::string native_dtype_names();
 
 // Bytes of one row of n values; n must be a multiple of the block size.
 inline size_t row_bytes(const DTypeTraits& t, int64_t n) {

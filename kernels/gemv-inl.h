@@ -30,9 +30,9 @@
 #ifndef CK_KERNELS_GEMV_XSUMS_
 #define CK_KERNELS_GEMV_XSUMS_
 namespace ck::qgemv {
-// Sums of the activations over each 16 and each 32 values, computed once per
-// GEMV call (they turn per-weight offsets into one term per sub-block); null
-// when no matrix of the call needs them.
+// Sums of the (int16-rounded) activations over each 16 and each 32 values,
+// computed once per GEMV call (they turn per-weight offsets into one term per
+// sub-block); null when no matrix of the call needs them.
 struct XSums {
   const float* by16;
   const float* by32;
@@ -70,20 +70,25 @@ using VF32 = hn::Vec<DF32>;
 HWY_INLINE V16 LoadU8To16(const uint8_t* p) { return hn::PromoteTo(D16(), hn::LoadU(hn::Rebind<uint8_t, D16>(), p)); }
 HWY_INLINE V16 LoadI8To16(const int8_t* p) { return hn::PromoteTo(D16(), hn::LoadU(hn::Rebind<int8_t, D16>(), p)); }
 
-// sum += pairwise products of w and the int16 activations at xq.
-HWY_INLINE V32 MulAcc(V16 w, const int16_t* xq, V32 sum) {
+// sum += pairwise products of the int16 vector w and the int16 activations
+// at xq (any int16 vector width).
+template <class V>
+HWY_INLINE hn::Vec<hn::RepartitionToWide<hn::DFromV<V>>> MulAcc(V w, const int16_t* xq,
+                                                                hn::Vec<hn::RepartitionToWide<hn::DFromV<V>>> sum) {
+  using D = hn::DFromV<V>;
 #if HWY_TARGET == HWY_AVX3_DL
   // One vpdpwssd (AVX512-VNNI, part of AVX3_DL) instead of vpmaddwd + vpaddd.
   // Highway 1.0.3 has no op for it and its AVX3_DL target attribute lacks
   // avx512vnni, so the intrinsic would not inline: asm, x read from memory.
-  struct X32 { int16_t v[32]; };
-  __m512i acc = sum.raw;
-  asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(w.raw), "m"(*reinterpret_cast<const X32*>(xq)));
-  return V32{acc};
-#else
-  V32 unused = hn::Zero(D32());  // x86 keeps all in `sum` (RearrangeToOddPlusEven is the identity)
-  return hn::ReorderWidenMulAccumulate(D32(), w, hn::LoadU(D16(), xq), sum, unused);
+  struct X { int16_t v[hn::MaxLanes(D())]; };
+  auto acc = sum.raw;
+  if constexpr (sizeof(acc) == 64 || sizeof(acc) == 32) {
+    asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(w.raw), "m"(*reinterpret_cast<const X*>(xq)));
+    return decltype(sum){acc};
+  }
 #endif
+  auto unused = hn::Zero(hn::RepartitionToWide<D>());  // x86 keeps all in `sum` (RearrangeToOddPlusEven is the identity)
+  return hn::ReorderWidenMulAccumulate(hn::RepartitionToWide<D>(), w, hn::LoadU(D(), xq), sum, unused);
 }
 
 // Per-lane int16 values picked from a 16-byte table by a byte shuffle (one
@@ -210,6 +215,65 @@ struct Q8_0Kernel {
     for (int64_t k = 0; k < cols / kQK; ++k, out += kQK) {
       const VF d = hn::Set(df, LoadHalf(&b[k].d));
       for (size_t i = 0; i < kQK; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b[k].qs + i)), d), df, out + i);
+    }
+  }
+};
+
+// Q4_0 (w = d*(q-8)) and Q4_1 (w = d*q + m): value j of a 32-weight block
+// is the low nibble of qs[j], value j+16 its high nibble, so each nibble half
+// is one int16 vector of 16 lanes. The exact int32 sum of q*xq per block is
+// scaled once by d*s; the offset (-8d or m) multiplies the block's sum of x
+// (XSums::by32).
+template <class Block>
+struct Q4_01Kernel {
+  static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1>;
+  using DH = hn::CappedTag<int16_t, 16>;
+  using DHW = hn::RepartitionToWide<DH>;
+  using DHF = hn::Rebind<float, DHW>;
+  static HWY_INLINE float Offset(const Block& b, float d) {
+    if constexpr (kHasMin) {
+      return LoadHalf(&b.m);
+    } else {
+      return -8.0f * d;
+    }
+  }
+  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+    const DH dh;
+    const DHF df;
+    const hn::Rebind<uint8_t, DH> du8;
+    const size_t N = hn::Lanes(dh);
+    const auto* b = reinterpret_cast<const Block*>(row);
+    const auto mask = hn::Set(dh, 0xF);
+    auto acc = hn::Zero(df);
+    float offset = 0.0f;
+    for (int64_t k = 0; k < cols / kQK; ++k) {
+      const float d = LoadHalf(&b[k].d);
+      offset += Offset(b[k], d) * xs.by32[k];
+      const int16_t* xq = xs.q16 + k * kQK;
+      auto sum = hn::Zero(DHW());
+      for (size_t i = 0; i < kQK / 2; i += N) {
+        const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + i));
+        sum = MulAcc(hn::And(q, mask), xq + i, sum);
+        sum = MulAcc(hn::ShiftRight<4>(q), xq + kQK / 2 + i, sum);
+      }
+      acc = hn::MulAdd(hn::ConvertTo(df, sum), hn::Set(df, d * xs.scale32[k]), acc);
+    }
+    return hn::GetLane(hn::SumOfLanes(df, acc)) + offset;
+  }
+  static void Decode(const uint8_t* row, int64_t cols, float* out) {
+    const DF df;
+    const DI di;
+    const size_t N = hn::Lanes(df);
+    const auto* b = reinterpret_cast<const Block*>(row);
+    const VI mask = hn::Set(di, 0xF);
+    for (int64_t k = 0; k < cols / kQK; ++k, out += kQK) {
+      const float d = LoadHalf(&b[k].d);
+      const VF vd = hn::Set(df, d), voff = hn::Set(df, Offset(b[k], d));
+      for (size_t i = 0; i < kQK / 2; i += N) {
+        const VI q = LoadU8(b[k].qs + i);
+        hn::StoreU(hn::MulAdd(hn::ConvertTo(df, hn::And(q, mask)), vd, voff), df, out + i);
+        hn::StoreU(hn::MulAdd(hn::ConvertTo(df, hn::ShiftRight<4>(q)), vd, voff), df, out + kQK / 2 + i);
+      }
     }
   }
 };
@@ -509,7 +573,8 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 
 // One GemvRowsNAME / GemmRowsNAME pair per native dtype; gemv.cc exports them.
 #define CK_GEMV_KERNELS(ENTRY) ENTRY(F32, F32Kernel) ENTRY(F16, HalfKernel<hwy::float16_t>) \
-  ENTRY(BF16, HalfKernel<hwy::bfloat16_t>) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_K, Q4_KKernel) ENTRY(Q6_K, Q6_KKernel)
+  ENTRY(BF16, HalfKernel<hwy::bfloat16_t>) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_0, Q4_01Kernel<BlockQ4_0>)         \
+  ENTRY(Q4_1, Q4_01Kernel<BlockQ4_1>) ENTRY(Q4_K, Q4_KKernel) ENTRY(Q6_K, Q6_KKernel)
 
 #define CK_DEFINE_ENTRY_POINTS(name, K)                                                                \
   void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \

@@ -75,6 +75,8 @@ void Hot(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_K, ck::DType::Q4_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q4_1, ck::DType::Q4_1, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_F16, ck::DType::F16, kHotBytes)->Apply(Hot);
 
 // Prefill: n activations against one matrix (weights from cache: compute

@@ -1,5 +1,6 @@
 #include "kernels/quantize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -27,6 +28,46 @@ void quantize_block_q8_0(const float* x, BlockQ8_0* out) {
   const float id = d != 0.0f ? 1.0f / d : 0.0f;
   out->d = fp32_to_fp16(d);
   for (int i = 0; i < kQK; ++i) out->qs[i] = static_cast<int8_t>(std::round(x[i] * id));
+}
+
+// Q4_0 and Q4_1 as ggml's reference quantizers: q = min(15, trunc((x -
+// offset) * id + bias)); value j of a block goes to the low nibble of byte j,
+// value j + 16 to its high nibble. (x - 0 is x exactly, so Q4_0's offset of
+// 0 keeps ggml's x * id + 8.5.)
+void pack_nibbles(const float* x, float offset, float id, float bias, uint8_t* qs) {
+  for (int j = 0; j < kQK / 2; ++j) {
+    const int lo = std::min(15, static_cast<int>((x[j] - offset) * id + bias));
+    const int hi = std::min(15, static_cast<int>((x[j + kQK / 2] - offset) * id + bias));
+    qs[j] = static_cast<uint8_t>(lo | hi << 4);
+  }
+}
+
+// Q4_0: w = d * (q - 8) with d = (the value of largest magnitude) / -8, so
+// that value maps to q = 0 exactly.
+void quantize_block_q4_0(const float* x, BlockQ4_0* out) {
+  float amax = 0.0f, max = 0.0f;
+  for (int i = 0; i < kQK; ++i) {
+    if (amax < std::fabs(x[i])) {
+      amax = std::fabs(x[i]);
+      max = x[i];
+    }
+  }
+  const float d = max / -8.0f;
+  out->d = fp32_to_fp16(d);
+  pack_nibbles(x, 0.0f, d != 0.0f ? 1.0f / d : 0.0f, 8.5f, out->qs);
+}
+
+// Q4_1: w = d * q + m over [min, max] in 15 steps.
+void quantize_block_q4_1(const float* x, BlockQ4_1* out) {
+  float min = x[0], max = x[0];
+  for (int i = 1; i < kQK; ++i) {
+    min = std::min(min, x[i]);
+    max = std::max(max, x[i]);
+  }
+  const float d = (max - min) / 15.0f;
+  out->d = fp32_to_fp16(d);
+  out->m = fp32_to_fp16(min);
+  pack_nibbles(x, min, d != 0.0f ? 1.0f / d : 0.0f, 0.5f, out->qs);
 }
 
 // BF16 rounding as ggml_compute_fp32_to_bf16 (inputs are finite here).
@@ -66,6 +107,12 @@ void quantize(DType dt, const float* x, void* out, int64_t n) {
     case DType::Q8_0:
       quantize_blocks<BlockQ8_0, kQK>(x, out, n, quantize_block_q8_0);
       return;
+    case DType::Q4_0:
+      quantize_blocks<BlockQ4_0, kQK>(x, out, n, quantize_block_q4_0);
+      return;
+    case DType::Q4_1:
+      quantize_blocks<BlockQ4_1, kQK>(x, out, n, quantize_block_q4_1);
+      return;
     case DType::Q4_K:
       quantize_blocks<BlockQ4_K, kQK_K>(x, out, n, quantize_block_q4_k);
       return;
@@ -74,7 +121,7 @@ void quantize(DType dt, const float* x, void* out, int64_t n) {
       return;
     default:
       throw std::runtime_error("quantize: no quantizer for " + std::string(t.name) +
-                               " (supported: F32, F16, BF16, Q8_0, Q4_K, Q6_K)");
+                               " (supported: F32, F16, BF16, Q4_0, Q4_1, Q8_0, Q4_K, Q6_K)");
   }
 }
 

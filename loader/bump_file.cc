@@ -123,7 +123,7 @@ BumpFile BumpFile::parse(std::span<const uint8_t> bytes, std::string source, Bum
     if (!dtype || !traits(*dtype).native) {
       r.fail_at(code_offset, "slot " + std::to_string(i) + " (" + s.name + ") has dtype code " +
                                  std::to_string(codes[i]) + (dtype ? " (" + std::string(traits(*dtype).name) + ")" : "") +
-                                 ", expected a native type (F32, BF16, F16, Q8_0, Q4_K, Q6_K)");
+                                 ", expected a native type (" + native_dtype_names() + ")");
     }
     if (s.kind != SlotKind::Matrix && *dtype != DType::F32) {
       r.fail_at(code_offset, "slot " + std::to_string(i) + " (" + s.name + ") is a vector and must be F32, not " +

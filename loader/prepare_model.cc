@@ -45,7 +45,12 @@ bool bump_matches(const fs::path& bump, const SourceFingerprint& fp) {
     const BumpFile b = BumpFile::open(bump);
     const auto recorded = recorded_fingerprint(b.metadata());
     if (recorded && *recorded == fp) return true;
-    spdlog::info("{} was made from another version of its GGUF; converting again", bump.string());
+    if (recorded && recorded->converter != fp.converter) {
+      spdlog::info("{} was made by an older converter (version {}, now {}); converting again", bump.string(),
+                   recorded->converter, fp.converter);
+    } else {
+      spdlog::info("{} was made from another version of its GGUF; converting again", bump.string());
+    }
   } catch (const std::exception& e) {
     spdlog::info("{} is unusable ({}); converting again", bump.string(), e.what());
   }

@@ -19,6 +19,7 @@ constexpr size_t kHeaderBytes = 1 << 20;
 constexpr const char* kSize = "ck.source.size";
 constexpr const char* kMtime = "ck.source.mtime";
 constexpr const char* kHash = "ck.source.header_sha256";
+constexpr const char* kConverter = "ck.convert.version";
 }  // namespace
 
 SourceFingerprint fingerprint_file(const std::filesystem::path& path) {
@@ -52,6 +53,7 @@ void record_fingerprint(Metadata& meta, const SourceFingerprint& fp) {
   meta.set_u64(kSize, fp.size);
   meta.set_u64(kMtime, fp.mtime_ns);
   meta.set_string(kHash, fp.header_sha256);
+  meta.set_u64(kConverter, fp.converter);
 }
 
 std::optional<SourceFingerprint> recorded_fingerprint(const Metadata& meta) {
@@ -60,7 +62,7 @@ std::optional<SourceFingerprint> recorded_fingerprint(const Metadata& meta) {
     auto mtime = meta.get_u64(kMtime);
     auto hash = meta.get_string(kHash);
     if (!size || !mtime || !hash) return std::nullopt;
-    return SourceFingerprint{*size, *mtime, *hash};
+    return SourceFingerprint{*size, *mtime, *hash, meta.get_u64(kConverter).value_or(1)};
   } catch (const std::runtime_error&) {
     return std::nullopt;  // mistyped keys: treat the bump as not matching
   }

@@ -1,5 +1,6 @@
-// What identifies the GGUF a bump was made from, recorded in the bump's
-// ck.source.* metadata so a later run can tell whether the bump is current.
+// What identifies the GGUF a bump was made from, and the converter that made
+// it, recorded in the bump's metadata so a later run can tell whether the
+// bump is current.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -10,10 +11,17 @@
 
 namespace ck {
 
+// Raised whenever the converter writes different bytes for the same GGUF, so
+// that bumps made before are converted again. 2: Q4_0 and Q4_1 kept as they
+// are (native kernels) instead of transcoded to Q8_0. Bumps without the key
+// count as 1.
+inline constexpr uint64_t kConverterVersion = 2;
+
 struct SourceFingerprint {
   uint64_t size = 0;
   uint64_t mtime_ns = 0;       // modification time, nanoseconds since the epoch
   std::string header_sha256;   // hex SHA-256 of the first min(size, 1 MiB) bytes
+  uint64_t converter = kConverterVersion;  // ck.convert.version of the bump
 
   bool operator==(const SourceFingerprint&) const = default;
 };

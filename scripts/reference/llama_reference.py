@@ -51,11 +51,12 @@ class Config:
 def load_weights(reader, transcode_q8_0=False):
     """name -> float64 array shaped (rows, cols) as gguf-py gives it.
 
-    transcode_q8_0 re-quantizes every non-native quantized matrix (Q4_1 etc.)
+    transcode_q8_0 re-quantizes every non-native quantized matrix (Q5_0 etc.)
     to Q8_0 with gguf-py's quantizer, as the bump converter does, to measure
     how much that transcoding alone moves the logits."""
     native = {GGMLQuantizationType.F32, GGMLQuantizationType.F16, GGMLQuantizationType.BF16,
-              GGMLQuantizationType.Q8_0, GGMLQuantizationType.Q4_K, GGMLQuantizationType.Q6_K}
+              GGMLQuantizationType.Q4_0, GGMLQuantizationType.Q4_1, GGMLQuantizationType.Q8_0,
+              GGMLQuantizationType.Q4_K, GGMLQuantizationType.Q6_K}
     w = {}
     for t in reader.tensors:
         x = dequantize(t.data, t.tensor_type)

@@ -86,6 +86,23 @@ TEST_CASE("prepare_model converts a GGUF beside it once, and again only when the
     CHECK(prepare_model(gguf) == bump);
     CHECK(inode(bump) != first);
   }
+  SECTION("converted again when the bump was made by an older converter") {
+    std::vector<uint8_t> bytes = read_bytes(bump);
+    const std::string key = "ck.convert.version";
+    auto it = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
+    REQUIRE(it != bytes.end());
+    uint64_t version = 0;
+    auto value = it + static_cast<ptrdiff_t>(key.size() + 4);  // after the u32 value type
+    std::memcpy(&version, &*value, sizeof(version));
+    REQUIRE(version == kConverterVersion);
+    version = 1;  // as bumps without the key count
+    std::memcpy(&*value, &version, sizeof(version));
+    write_bytes(bump, bytes.data(), bytes.size());
+    REQUIRE(bump_matches_for_test(bump, gguf) == false);
+    CHECK(prepare_model(gguf) == bump);
+    CHECK(inode(bump) != first);
+    CHECK(*BumpFile::open(bump).metadata().get_u64(key) == kConverterVersion);
+  }
   SECTION("converted again when the bump is damaged") {
     fs::resize_file(bump, fs::file_size(bump) - 10);
     CHECK(prepare_model(gguf) == bump);
