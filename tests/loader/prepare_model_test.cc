@@ -2,11 +2,14 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "loader/bump_file.h"
 #include "loader/convert.h"
+#include "loader/source_fingerprint.h"
 #include "tests/kernels/oracle.h"
 #include "tests/loader/support.h"
 
@@ -98,7 +101,6 @@ TEST_CASE("prepare_model converts a GGUF beside it once, and again only when the
     version = 1;  // as bumps without the key count
     std::memcpy(&*value, &version, sizeof(version));
     write_bytes(bump, bytes.data(), bytes.size());
-    REQUIRE(bump_matches_for_test(bump, gguf) == false);
     CHECK(prepare_model(gguf) == bump);
     CHECK(inode(bump) != first);
     CHECK(*BumpFile::open(bump).metadata().get_u64(key) == kConverterVersion);
