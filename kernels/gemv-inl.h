@@ -222,8 +222,8 @@ struct Q8_0Kernel {
 // Q4_0 (w = d*(q-8)) and Q4_1 (w = d*q + m): value j of a 32-weight block
 // is the low nibble of qs[j], value j+16 its high nibble, so each nibble half
 // is one int16 vector of 16 lanes. The exact int32 sum of q*xq per block is
-// scaled once by d*s; the offset (-8d or m) multiplies the block's sum of x
-// (XSums::by32).
+// scaled once by d*s; the offset (-8d or m) multiplies the block's sum of
+// the rounded x (XSums::by32).
 template <class Block>
 struct Q4_01Kernel {
   static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1>;
@@ -243,43 +243,28 @@ struct Q4_01Kernel {
       offset = -8.0f * d;
     }
   }
-  // One block into acc (vector) and offset (scalar). A block is little work,
-  // so Dot keeps four of each: with one, the 4-cycle FMA latency of the
-  // accumulator chains bounded a core to one block per 4 cycles.
-  static HWY_INLINE void BlockDot(const Block& b, const int16_t* xq, float xscale, float xsum, hn::Vec<DHF>& acc,
-                                  float& offset) {
-    const DH dh;
-    const hn::Rebind<uint8_t, DH> du8;
-    const auto mask = hn::Set(dh, 0xF);
-    float d, block_offset;
-    Scales(b, d, block_offset);
-    offset += block_offset * xsum;
-    auto sum = hn::Zero(DHW());
-    for (size_t i = 0; i < kQK / 2; i += hn::Lanes(dh)) {
-      const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b.qs + i));
-      sum = MulAcc(hn::And(q, mask), xq + i, sum);
-      sum = MulAcc(hn::ShiftRight<4>(q), xq + kQK / 2 + i, sum);
-    }
-    acc = hn::MulAdd(hn::ConvertTo(DHF(), sum), hn::Set(DHF(), d * xscale), acc);
-  }
   static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+    const DH dh;
     const DHF df;
+    const hn::Rebind<uint8_t, DH> du8;
     const auto* b = reinterpret_cast<const Block*>(row);
-    const int64_t nb = cols / kQK;
-    auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
-    float o0 = 0.0f, o1 = 0.0f, o2 = 0.0f, o3 = 0.0f;
-    const auto block = [&](int64_t k, hn::Vec<DHF>& acc, float& offset) {
-      BlockDot(b[k], xs.q16 + k * kQK, xs.scale32[k], xs.by32[k], acc, offset);
-    };
-    int64_t k = 0;
-    for (; k + 4 <= nb; k += 4) {
-      block(k, a0, o0);
-      block(k + 1, a1, o1);
-      block(k + 2, a2, o2);
-      block(k + 3, a3, o3);
+    const auto mask = hn::Set(dh, 0xF);
+    auto acc = hn::Zero(df);
+    float offset = 0.0f;
+    for (int64_t k = 0; k < cols / kQK; ++k) {
+      float d, block_offset;
+      Scales(b[k], d, block_offset);
+      offset += block_offset * xs.by32[k];
+      const int16_t* xq = xs.q16 + k * kQK;
+      auto sum = hn::Zero(DHW());
+      for (size_t i = 0; i < kQK / 2; i += hn::Lanes(dh)) {
+        const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + i));
+        sum = MulAcc(hn::And(q, mask), xq + i, sum);
+        sum = MulAcc(hn::ShiftRight<4>(q), xq + kQK / 2 + i, sum);
+      }
+      acc = hn::MulAdd(hn::ConvertTo(df, sum), hn::Set(df, d * xs.scale32[k]), acc);
     }
-    for (; k < nb; ++k) block(k, a0, o0);
-    return hn::GetLane(hn::SumOfLanes(df, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)))) + ((o0 + o1) + (o2 + o3));
+    return hn::GetLane(hn::SumOfLanes(df, acc)) + offset;
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;
