@@ -87,7 +87,8 @@ HWY_INLINE hn::Vec<hn::RepartitionToWide<hn::DFromV<V>>> MulAcc(V w, const int16
     return decltype(sum){acc};
   }
 #endif
-  auto unused = hn::Zero(hn::RepartitionToWide<D>());  // x86 keeps all in `sum` (RearrangeToOddPlusEven is the identity)
+  // x86 keeps all in `sum` (RearrangeToOddPlusEven is the identity).
+  auto unused = hn::Zero(hn::RepartitionToWide<D>());
   return hn::ReorderWidenMulAccumulate(hn::RepartitionToWide<D>(), w, hn::LoadU(D(), xq), sum, unused);
 }
 

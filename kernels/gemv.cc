@@ -139,7 +139,9 @@ const int16_t* quantize_x16(const float* x, int64_t cols, std::vector<int16_t>& 
     // tenth of prefill: adding and subtracting 1.5 * 2^23 leaves |v| <= 32767
     // rounded in the float's last place (no -ffast-math here to fold it).
     constexpr float kRound = 12582912.0f;
-    for (int64_t i = 0; i < n; ++i) q[static_cast<size_t>(g0 + i)] = static_cast<int16_t>((xg[i] * inv + kRound) - kRound);
+    for (int64_t i = 0; i < n; ++i) {
+      q[static_cast<size_t>(g0 + i)] = static_cast<int16_t>((xg[i] * inv + kRound) - kRound);
+    }
   }
   return q.data();
 }

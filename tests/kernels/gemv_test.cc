@@ -195,7 +195,9 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
     std::vector<std::vector<float>> ys;
     std::vector<GemvOutput> outs;
     for (const Matrix& m : mats) ys.emplace_back(static_cast<size_t>(m.rows));
-    for (size_t i = 0; i < std::size(mats); ++i) outs.push_back({mats[i].dt, mats[i].bytes.data(), mats[i].rows, ys[i].data()});
+    for (size_t i = 0; i < std::size(mats); ++i) {
+      outs.push_back({mats[i].dt, mats[i].bytes.data(), mats[i].rows, ys[i].data()});
+    }
     gemv_multi(outs, cols, x.data());
     for (size_t i = 0; i < std::size(mats); ++i) {
       INFO(traits(mats[i].dt).name);
