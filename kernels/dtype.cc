@@ -22,7 +22,7 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::Q5_1, G::Q5_1, "Q5_1", 32, 24, ref::dequantize_q5_1, false},
     {DType::Q2_K, G::Q2_K, "Q2_K", 256, 84, ref::dequantize_q2_k, false},
     {DType::Q3_K, G::Q3_K, "Q3_K", 256, 110, ref::dequantize_q3_k, false},
-    {DType::Q5_K, G::Q5_K, "Q5_K", 256, 176, ref::dequantize_q5_k, false},
+    {DType::Q5_K, G::Q5_K, "Q5_K", 256, 176, ref::dequantize_q5_k, true},
 }};
 
 constexpr bool table_is_indexed_by_code() {

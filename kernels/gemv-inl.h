@@ -286,14 +286,34 @@ struct Q4_01Kernel {
   }
 };
 
-// Q4_K: w = d*sc[j]*q - dmin*m[j]. sc[j]*q is formed in int16 lanes and
-// summed with q*xq over a half block (one activation scale), then scaled once;
-// the minimum terms need only the sums of x per sub-block (XSums::by32),
-// which the caller computes once per x.
-struct Q4_KKernel {
+// Q4_K and Q5_K: w = d*sc[j]*q - dmin*m[j], q of 4 bits (Q5_K: plus a fifth
+// from qh). sc[j]*q is formed in int16 lanes and summed with q*xq over a half
+// block (one activation scale), then scaled once; the minimum terms need only
+// the sums of x per sub-block (XSums::by32), which the caller computes once
+// per x. The two share the scale packing and the layout of the nibbles.
+template <class Block>
+struct Q45_KKernel {
+  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
+  // q of sub-blocks 2g (low nibbles) and 2g+1 (high nibbles) at lanes
+  // [i, i + Lanes(d)) of group g, in lanes of tag D (int16 for the dot
+  // product, int32 for decoding); Q5_K's fifth bits are bits 2g and 2g+1 of
+  // qh[i...].
+  template <class D>
+  static HWY_INLINE void Quants(D d, const Block& b, int g, size_t i, hn::Vec<D>& lo, hn::Vec<D>& hi) {
+    const hn::Rebind<uint8_t, D> du8;
+    const auto q = hn::PromoteTo(d, hn::LoadU(du8, b.qs + 32 * g + i));
+    lo = hn::And(q, hn::Set(d, 0xF));
+    hi = hn::ShiftRight<4>(q);
+    if constexpr (kHighBit) {
+      const auto qh = hn::PromoteTo(d, hn::LoadU(du8, b.qh + i));
+      const auto one = hn::Set(d, 1);
+      lo = hn::Or(lo, hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(qh, 2 * g), one)));
+      hi = hn::Or(hi, hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(qh, 2 * g + 1), one)));
+    }
+  }
   // sc[0..7] then m[0..7] of a block, one byte each: the 6-bit fields are
   // unpacked four at a time in 32-bit words (as ggml does).
-  static HWY_INLINE void Unpack(const BlockQ4_K& b, uint8_t* sc_m) {
+  static HWY_INLINE void Unpack(const Block& b, uint8_t* sc_m) {
     uint32_t u[3];
     std::memcpy(u, b.scales, sizeof(u));
     const uint32_t packed[4] = {
@@ -315,7 +335,7 @@ struct Q4_KKernel {
     }
   }
   // dsc[j] = d * sc[j] and dm[j] = dmin * m[j] for the 8 sub-blocks.
-  static HWY_INLINE void Scales(const BlockQ4_K& b, float* dsc, float* dm) {
+  static HWY_INLINE void Scales(const Block& b, float* dsc, float* dm) {
     HWY_ALIGN uint8_t sc_m[16];
     Unpack(b, sc_m);
     float dd[2];
@@ -329,16 +349,15 @@ struct Q4_KKernel {
     return ShuffleTable(sc_m, hn::Set(D16(), static_cast<int16_t>(0x8000 | j)));
   }
   // sum over halves h of d*xscale_h * sum(sc*q * xq) - sum_j dmin*m[j] * sum(x
-  // over j). |sc*q| <= 63*15 fits int16; an int32 lane takes at most four
-  // vpmaddwd (4 * 2 * 945 * 32767) before it is converted.
+  // over j). |sc*q| <= 63*31 fits int16; an int32 lane takes at most four
+  // vpmaddwd (4 * 2 * 1953 * 32767 < 2^31) before it is converted.
   static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
   static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
     const DF32 df;
     const D16 d16;
     const hn::CappedTag<float, 8> d8;
     const size_t N = hn::Lanes(d16);
-    const auto* b = reinterpret_cast<const BlockQ4_K*>(row);
-    const V16 mask = hn::Set(d16, 0xF);
+    const auto* b = reinterpret_cast<const Block*>(row);
     VF32 acc = hn::Zero(df);
     auto min_acc = hn::Zero(d8);
     const float* xsum32 = xs.by32;
@@ -359,10 +378,11 @@ struct Q4_KKernel {
         for (size_t i = 0; i < 32; i += N) {
           V32 sum = hn::Zero(D32());
           for (int g = 2 * h; g < 2 * h + 2; ++g) {
-            const V16 q = LoadU8To16(b[k].qs + 32 * g + i);
+            V16 lo, hi;
+            Quants(d16, b[k], g, i, lo, hi);
             const int16_t* xg = xq + 64 * g + i;
-            sum = MulAcc(hn::Mul(hn::And(q, mask), ScaleOf(sc_m, 2 * g)), xg, sum);
-            sum = MulAcc(hn::Mul(hn::ShiftRight<4>(q), ScaleOf(sc_m, 2 * g + 1)), xg + 32, sum);
+            sum = MulAcc(hn::Mul(lo, ScaleOf(sc_m, 2 * g)), xg, sum);
+            sum = MulAcc(hn::Mul(hi, ScaleOf(sc_m, 2 * g + 1)), xg + 32, sum);
           }
           acc = hn::MulAdd(hn::ConvertTo(df, sum), factor, acc);
         }
@@ -374,8 +394,7 @@ struct Q4_KKernel {
     const DF df;
     const DI di;
     const size_t N = hn::Lanes(df);
-    const auto* b = reinterpret_cast<const BlockQ4_K*>(row);
-    const VI mask = hn::Set(di, 0xF);
+    const auto* b = reinterpret_cast<const Block*>(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k, out += kQK_K) {
       HWY_ALIGN float dsc[8], dm[8];
       Scales(b[k], dsc, dm);
@@ -383,9 +402,10 @@ struct Q4_KKernel {
         const VF dlo = hn::Set(df, dsc[2 * g]), mlo = hn::Set(df, dm[2 * g]);
         const VF dhi = hn::Set(df, dsc[2 * g + 1]), mhi = hn::Set(df, dm[2 * g + 1]);
         for (size_t i = 0; i < 32; i += N) {
-          const VI q = LoadU8(b[k].qs + 32 * g + i);
-          hn::StoreU(hn::MulSub(hn::ConvertTo(df, hn::And(q, mask)), dlo, mlo), df, out + 64 * g + i);
-          hn::StoreU(hn::MulSub(hn::ConvertTo(df, hn::ShiftRight<4>(q)), dhi, mhi), df, out + 64 * g + 32 + i);
+          VI lo, hi;
+          Quants(di, b[k], g, i, lo, hi);
+          hn::StoreU(hn::MulSub(hn::ConvertTo(df, lo), dlo, mlo), df, out + 64 * g + i);
+          hn::StoreU(hn::MulSub(hn::ConvertTo(df, hi), dhi, mhi), df, out + 64 * g + 32 + i);
         }
       }
     }
@@ -582,7 +602,8 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 // One GemvRowsNAME / GemmRowsNAME pair per native dtype; gemv.cc exports them.
 #define CK_GEMV_KERNELS(ENTRY) ENTRY(F32, F32Kernel) ENTRY(F16, HalfKernel<hwy::float16_t>) \
   ENTRY(BF16, HalfKernel<hwy::bfloat16_t>) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_0, Q4_01Kernel<BlockQ4_0>)         \
-  ENTRY(Q4_1, Q4_01Kernel<BlockQ4_1>) ENTRY(Q4_K, Q4_KKernel) ENTRY(Q6_K, Q6_KKernel)
+  ENTRY(Q4_1, Q4_01Kernel<BlockQ4_1>) ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)   \
+  ENTRY(Q6_K, Q6_KKernel)
 
 #define CK_DEFINE_ENTRY_POINTS(name, K)                                                                \
   void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \

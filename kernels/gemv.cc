@@ -161,7 +161,7 @@ void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
     check_args(o.dtype, o.rows, cols, "gemv");
     weights += o.rows * cols;
     need16 |= o.dtype == DType::Q6_K;
-    need32 |= o.dtype == DType::Q4_K || o.dtype == DType::Q4_0 || o.dtype == DType::Q4_1;
+    need32 |= o.dtype == DType::Q4_K || o.dtype == DType::Q5_K || o.dtype == DType::Q4_0 || o.dtype == DType::Q4_1;
     need_q16 |= uses_x16(o.dtype);
   }
   thread_local std::vector<float> sums16, sums32, scale32;

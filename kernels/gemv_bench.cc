@@ -73,6 +73,7 @@ void Hot(benchmark::internal::Benchmark* b) {
   b->Args({1024, 2048, 1})->ArgNames({"rows", "cols", "threads"})->MinTime(0.3);
 }
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_K, ck::DType::Q4_K, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_K, ck::DType::Q5_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(Hot);

@@ -116,12 +116,15 @@ void quantize(DType dt, const float* x, void* out, int64_t n) {
     case DType::Q4_K:
       quantize_blocks<BlockQ4_K, kQK_K>(x, out, n, quantize_block_q4_k);
       return;
+    case DType::Q5_K:
+      quantize_blocks<BlockQ5_K, kQK_K>(x, out, n, quantize_block_q5_k);
+      return;
     case DType::Q6_K:
       quantize_blocks<BlockQ6_K, kQK_K>(x, out, n, quantize_block_q6_k);
       return;
     default:
       throw std::runtime_error("quantize: no quantizer for " + std::string(t.name) +
-                               " (supported: F32, F16, BF16, Q4_0, Q4_1, Q8_0, Q4_K, Q6_K)");
+                               " (supported: F32, F16, BF16, Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K)");
   }
 }
 

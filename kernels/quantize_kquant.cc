@@ -162,8 +162,15 @@ CK_QUANT_CLONES float make_qx_quants(int n, int nmax, const float* x, uint8_t* L
 
 }  // namespace
 
-void quantize_block_q4_k(const float* x, BlockQ4_K* out) {
-  uint8_t L[kQK_K];
+namespace {
+
+// Q4_K and Q5_K (llama.cpp's quantize_row_q4_K_ref / q5_K_ref): per 32-weight
+// sub-block an asymmetric search over 0..nmax (15 or 31) with weights
+// sqrt(mean x^2) + |x|, then 6-bit sub-scales and mins against fp16 super
+// scales, and the levels requantized against the rounded scales. Returns the
+// levels in L; the caller packs them.
+template <class Block>
+void quantize_k_scales_mins(const float* x, int nmax, float rmin, int nstep, Block* out, uint8_t* L) {
   float weights[32], scales[8], mins[8];
   float max_scale = 0, max_min = 0;
   for (int j = 0; j < 8; ++j) {
@@ -172,7 +179,7 @@ void quantize_block_q4_k(const float* x, BlockQ4_K* out) {
     for (int l = 0; l < 32; ++l) sum_x2 += xs[l] * xs[l];
     const float av_x = std::sqrt(sum_x2 / 32);
     for (int l = 0; l < 32; ++l) weights[l] = av_x + std::fabs(xs[l]);
-    scales[j] = make_qkx2_quants(32, 15, xs, weights, L + 32 * j, &mins[j], -1.0f, 0.1f, 20);
+    scales[j] = make_qkx2_quants(32, nmax, xs, weights, L + 32 * j, &mins[j], rmin, 0.1f, nstep);
     max_scale = std::max(max_scale, scales[j]);
     max_min = std::max(max_min, mins[j]);
   }
@@ -193,7 +200,6 @@ void quantize_block_q4_k(const float* x, BlockQ4_K* out) {
   }
   out->d = fp32_to_fp16(max_scale / 63.0f);
   out->dmin = fp32_to_fp16(max_min / 63.0f);
-  // Requantize against the scales as they were rounded.
   for (int j = 0; j < 8; ++j) {
     uint8_t sc, m;
     k_scale_min(j, out->scales, &sc, &m);
@@ -201,12 +207,33 @@ void quantize_block_q4_k(const float* x, BlockQ4_K* out) {
     if (d == 0) continue;
     const float dm = fp16_to_fp32(out->dmin) * m;
     for (int l = 0; l < 32; ++l) {
-      L[32 * j + l] = static_cast<uint8_t>(std::clamp(nearest_int((x[32 * j + l] + dm) / d), 0, 15));
+      L[32 * j + l] = static_cast<uint8_t>(std::clamp(nearest_int((x[32 * j + l] + dm) / d), 0, nmax));
     }
   }
+}
+
+}  // namespace
+
+void quantize_block_q4_k(const float* x, BlockQ4_K* out) {
+  uint8_t L[kQK_K];
+  quantize_k_scales_mins(x, 15, -1.0f, 20, out, L);
   for (int g = 0; g < 4; ++g) {
     for (int l = 0; l < 32; ++l) {
       out->qs[32 * g + l] = static_cast<uint8_t>(L[64 * g + l] | (L[64 * g + 32 + l] << 4));
+    }
+  }
+}
+
+// Q5_K: the fifth bit of the level of sub-block j goes to bit j of qh[l].
+void quantize_block_q5_k(const float* x, BlockQ5_K* out) {
+  uint8_t L[kQK_K];
+  quantize_k_scales_mins(x, 31, -0.5f, 15, out, L);
+  std::memset(out->qh, 0, sizeof(out->qh));
+  for (int g = 0; g < 4; ++g) {
+    for (int l = 0; l < 32; ++l) {
+      const int lo = L[64 * g + l], hi = L[64 * g + 32 + l];
+      out->qs[32 * g + l] = static_cast<uint8_t>((lo & 0xF) | ((hi & 0xF) << 4));
+      out->qh[l] |= static_cast<uint8_t>(((lo >> 4) << (2 * g)) | ((hi >> 4) << (2 * g + 1)));
     }
   }
 }

@@ -6,6 +6,7 @@
 namespace ck {
 
 void quantize_block_q4_k(const float* x, BlockQ4_K* out);
+void quantize_block_q5_k(const float* x, BlockQ5_K* out);
 void quantize_block_q6_k(const float* x, BlockQ6_K* out);
 
 }  // namespace ck

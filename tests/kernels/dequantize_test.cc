@@ -145,7 +145,8 @@ TEST_CASE("stories260K transcoded by our quantizers dequantizes bit-exactly", "[
   w.resize(w.size() / 256 * 256);
   REQUIRE(w.size() >= 256 * 40);
   std::vector<std::string> jobs;
-  const DType ours[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q4_K, DType::Q6_K, DType::F16, DType::BF16};
+  const DType ours[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q4_K,
+                        DType::Q5_K, DType::Q6_K, DType::F16,  DType::BF16};
   std::vector<std::vector<uint8_t>> quantized;
   for (DType dt : ours) {
     const DTypeTraits& t = traits(dt);

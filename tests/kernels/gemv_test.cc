@@ -126,8 +126,8 @@ std::vector<int64_t> row_lengths(DType dt) {
   return out;
 }
 
-constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,
-                             DType::Q4_1, DType::Q8_0, DType::Q4_K, DType::Q6_K};
+constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1,
+                             DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
 
 // Runs `body` once per available SIMD target, forced.
 template <class F>
@@ -189,7 +189,8 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
   const int64_t cols = 768;
   const Matrix mats[] = {random_matrix(DType::Q4_K, 301, cols, rng), random_matrix(DType::Q6_K, 37, cols, rng),
                          random_matrix(DType::Q8_0, 64, cols, rng), random_matrix(DType::Q4_1, 19, cols, rng),
-                         random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng)};
+                         random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
+                         random_matrix(DType::Q5_K, 11, cols, rng)};
   const std::vector<float> x = random_vector(cols, rng);
   for_each_target([&] {
     std::vector<std::vector<float>> ys;

@@ -30,8 +30,9 @@ double rmse(const std::vector<float>& a, const std::vector<float>& b) {
 // Bounds from uniform-quantizer theory (RMSE = step / sqrt(12)) for unit
 // Gaussian data, with the block ranges a Gaussian gives: Q8_0 step
 // E[max|x| of 32] / 127 = 2.4 / 127 -> 0.0055; Q6_K step E[max|x| of 16] / 32
-// = 2.1 / 32 -> 0.019; Q4_K step E[max - min of 32] / 15 = 4.1 / 15 -> 0.079.
-// The scale searches of Q4_K / Q6_K land a little below plain rounding; a
+// = 2.1 / 32 -> 0.019; Q5_K step E[max - min of 32] / 31 = 4.1 / 31 -> 0.038;
+// Q4_K step E[max - min of 32] / 15 = 4.1 / 15 -> 0.079.
+// The scale searches of the K-quants land a little below plain rounding; a
 // quantizer that mis-packs or mis-scales is far off.
 TEST_CASE("quantizers reach the RMSE of their bit budget on Gaussian data", "[quantize]") {
   std::mt19937 rng(5);
@@ -40,13 +41,16 @@ TEST_CASE("quantizers reach the RMSE of their bit budget on Gaussian data", "[qu
   for (auto& v : x) v = normal(rng);
   const double q8 = rmse(x, round_trip(DType::Q8_0, x));
   const double q6 = rmse(x, round_trip(DType::Q6_K, x));
+  const double q5 = rmse(x, round_trip(DType::Q5_K, x));
   const double q4 = rmse(x, round_trip(DType::Q4_K, x));
-  INFO("RMSE Q8_0 " << q8 << ", Q6_K " << q6 << ", Q4_K " << q4);
+  INFO("RMSE Q8_0 " << q8 << ", Q6_K " << q6 << ", Q5_K " << q5 << ", Q4_K " << q4);
   CHECK(q8 < 0.0058);
   CHECK(q6 < 0.019);
+  CHECK(q5 < 0.038);
   CHECK(q4 < 0.079);
   CHECK(q8 < q6);
-  CHECK(q6 < q4);
+  CHECK(q6 < q5);
+  CHECK(q5 < q4);
 }
 
 TEST_CASE("quantizers handle zero and constant blocks exactly", "[quantize]") {
