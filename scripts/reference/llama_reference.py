@@ -56,7 +56,7 @@ def load_weights(reader, transcode_q8_0=False):
     how much that transcoding alone moves the logits."""
     native = {GGMLQuantizationType.F32, GGMLQuantizationType.F16, GGMLQuantizationType.BF16,
               GGMLQuantizationType.Q4_0, GGMLQuantizationType.Q4_1, GGMLQuantizationType.Q8_0,
-              GGMLQuantizationType.Q4_K, GGMLQuantizationType.Q6_K}
+              GGMLQuantizationType.Q4_K, GGMLQuantizationType.Q5_K, GGMLQuantizationType.Q6_K}
     w = {}
     for t in reader.tensors:
         x = dequantize(t.data, t.tensor_type)

@@ -10,8 +10,8 @@ logits are stored, greedy continuation ids) and NAME.f32 (little-endian float32,
 len(positions) x n_vocab). The token ids are recorded, so the C++ tests do not
 depend on any tokenizer. Logits come from the float64 forward pass of
 llama_reference.py on the weights the bump file holds: the GGUF's own, except
-that types without a native kernel (none in these models since Q4_0 and Q4_1
-got theirs) are transcoded to Q8_0, as the bump converter does, here with
+that types without a native kernel (none in these models since Q4_0, Q4_1
+and Q5_K got theirs) are transcoded to Q8_0, as the bump converter does, here with
 gguf-py's quantizer. The json also records
 how far the exact GGUF model is from that (`exact_gguf_max_abs_diff`): the
 transcoding's own effect, which the runtime is not blamed for.
