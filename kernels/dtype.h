@@ -10,8 +10,9 @@
 namespace ck {
 
 // Codes written in the bump dtype table. 0, 1, 2, 6, 7 are fixed by the seed
-// documents; the rest are ours. Only F32/F16/BF16/Q8_0/Q4_K/Q6_K appear in a
-// bump file: the other types are transcoded at conversion.
+// documents; the rest are ours. Only the native ones (traits(t).native: F32,
+// F16, BF16, Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K) appear in a bump file: the
+// other types are transcoded at conversion.
 enum class DType : uint8_t {
   F32 = 0, BF16 = 1, F16 = 2,
   Q4_0 = 3, Q4_1 = 4, Q5_0 = 5,

@@ -1,10 +1,11 @@
 // Per-target fused dequant-GEMV/GEMM kernels, re-included by gemv.cc once per
 // Highway target (HWY_TARGET_INCLUDE + foreach_target.h).
 //
-// Weights are widened in registers, never written out. Q8_0, Q4_K and Q6_K
-// multiply them as int16 with the activations rounded to int16 per 32 values
-// (the measured decision in docs/kernels.md): exact int32 sums per
-// sub-block, scaled once in fp32. F32/F16/BF16, and every GEMM (prefill, on
+// Weights are widened in registers, never written out. The block-quantized
+// dtypes (Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K) multiply them as int16 with the
+// activations rounded to int16 per 128 values (the measured decision in
+// docs/kernels.md): exact int32 sums per block or half block, scaled once in
+// fp32. F32/F16/BF16, and every GEMM (prefill, on
 // decoded rows), multiply in fp32. Float vectors are capped at 16 lanes so
 // that one vector never spans two sub-blocks (Q6_K's are 16 weights).
 
@@ -57,7 +58,6 @@ using DI8 = hn::Rebind<int8_t, DF>;
 using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
 
-// Lanes() bytes widened to int32.
 // The integer path: int16 weights times int16 activations, pairs summed
 // into int32 lanes (vpmaddwd), 32 weights per AVX-512 instruction.
 using D16 = hn::CappedTag<int16_t, 32>;
@@ -67,7 +67,6 @@ using V16 = hn::Vec<D16>;
 using V32 = hn::Vec<D32>;
 using VF32 = hn::Vec<DF32>;
 
-HWY_INLINE V16 LoadU8To16(const uint8_t* p) { return hn::PromoteTo(D16(), hn::LoadU(hn::Rebind<uint8_t, D16>(), p)); }
 HWY_INLINE V16 LoadI8To16(const int8_t* p) { return hn::PromoteTo(D16(), hn::LoadU(hn::Rebind<int8_t, D16>(), p)); }
 
 // sum += pairwise products of the int16 vector w and the int16 activations
@@ -107,6 +106,7 @@ HWY_INLINE V16 ShuffleTable(const uint8_t* table, V16 control) {
 #endif
 }
 
+// Lanes() bytes widened to int32.
 HWY_INLINE VI LoadU8(const uint8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DU8(), p)); }
 HWY_INLINE VI LoadI8(const int8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DI8(), p)); }
 

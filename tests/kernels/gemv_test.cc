@@ -6,7 +6,7 @@
 // across blocks, so the rounding error stays a few ulps of the absolute sum
 // (measured worst case ~3e-7); a layout or indexing mistake errs by a sizeable
 // fraction of it.
-// The gemv of Q8_0/Q4_K/Q6_K multiplies x rounded to int16 per group of
+// The gemv of the block-quantized dtypes multiplies x rounded to int16 per group of
 // kInt16ActivationGroup values (kernels/gemv.cc: x ~ q * s, s = max|x| / 32767):
 // each x_i is off by at most half a step s/2 (plus the fp32 rounding of x/s,
 // < 1 % of a step), so that product adds sum over groups g of
@@ -94,7 +94,7 @@ Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
   return ref;
 }
 
-// `int16_x`: the outputs saw x rounded to int16 (gemv and gemm of Q8_0, Q4_K, Q6_K).
+// `int16_x`: the outputs saw x rounded to int16 (gemv and gemm of the block-quantized dtypes).
 void check_close(const std::vector<float>& y, const Reference& ref, bool int16_x = false) {
   REQUIRE(y.size() == ref.y.size());
   double worst = 0;
