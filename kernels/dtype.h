@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/decode_u8.h"
+
 namespace ck {
 
 // Codes written in the bump dtype table. 0, 1, 2, 6, 7 are fixed by the seed
@@ -38,6 +40,11 @@ struct DTypeTraits {
   int block_bytes;           // bytes per block
   DequantizeFn dequantize;   // scalar reference, bit-exact with gguf-py
   bool native;               // has a fused GEMV kernel; otherwise transcoded at conversion
+  // The integer GEMM's weight form (decode_u8.h): weights per (a, c) pair,
+  // and the decoder; 0 / null where the GEMM multiplies in fp32 (F32, F16,
+  // BF16) or the dtype is not native.
+  int u8_block;
+  DecodeU8Fn decode_u8;
 };
 
 // The one table. Indexed by dtype code.

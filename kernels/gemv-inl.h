@@ -115,7 +115,7 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 // Every dtype kernel below provides, for one row of `cols` weights:
 //   static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs)
 //     (sums of x per 16 / 32 values, for the Q6_K offset and Q4_K minimums)
-//   static void Decode(const uint8_t* row, int64_t cols, float* out)  (for GEMM)
+//   static void Decode(const uint8_t* row, int64_t cols, float* out)  (F32, F16, BF16: for the float GEMM)
 
 struct F32Kernel {
   static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums) {
@@ -209,15 +209,6 @@ struct Q8_0Kernel {
     if (k < nb) a0 = hn::MulAdd(hn::ConvertTo(df, BlockDot(b[k], xs.q16 + k * kQK)), Factor(b[k], xs.scale32[k]), a0);
     return hn::GetLane(hn::SumOfLanes(df, hn::Add(a0, a1)));
   }
-  static void Decode(const uint8_t* row, int64_t cols, float* out) {
-    const DF df;
-    const size_t N = hn::Lanes(df);
-    const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
-    for (int64_t k = 0; k < cols / kQK; ++k, out += kQK) {
-      const VF d = hn::Set(df, LoadHalf(&b[k].d));
-      for (size_t i = 0; i < kQK; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b[k].qs + i)), d), df, out + i);
-    }
-  }
 };
 
 // Q4_0 (w = d*(q-8)) and Q4_1 (w = d*q + m): value j of a 32-weight block
@@ -266,23 +257,6 @@ struct Q4_01Kernel {
       acc = hn::MulAdd(hn::ConvertTo(df, sum), hn::Set(df, d * xs.scale32[k]), acc);
     }
     return hn::GetLane(hn::SumOfLanes(df, acc)) + offset;
-  }
-  static void Decode(const uint8_t* row, int64_t cols, float* out) {
-    const DF df;
-    const DI di;
-    const size_t N = hn::Lanes(df);
-    const auto* b = reinterpret_cast<const Block*>(row);
-    const VI mask = hn::Set(di, 0xF);
-    for (int64_t k = 0; k < cols / kQK; ++k, out += kQK) {
-      float d, offset;
-      Scales(b[k], d, offset);
-      const VF vd = hn::Set(df, d), voff = hn::Set(df, offset);
-      for (size_t i = 0; i < kQK / 2; i += N) {
-        const VI q = LoadU8(b[k].qs + i);
-        hn::StoreU(hn::MulAdd(hn::ConvertTo(df, hn::And(q, mask)), vd, voff), df, out + i);
-        hn::StoreU(hn::MulAdd(hn::ConvertTo(df, hn::ShiftRight<4>(q)), vd, voff), df, out + kQK / 2 + i);
-      }
-    }
   }
 };
 
@@ -390,26 +364,6 @@ struct Q45_KKernel {
     }
     return hn::GetLane(hn::SumOfLanes(df, acc)) - hn::GetLane(hn::SumOfLanes(d8, min_acc));
   }
-  static void Decode(const uint8_t* row, int64_t cols, float* out) {
-    const DF df;
-    const DI di;
-    const size_t N = hn::Lanes(df);
-    const auto* b = reinterpret_cast<const Block*>(row);
-    for (int64_t k = 0; k < cols / kQK_K; ++k, out += kQK_K) {
-      HWY_ALIGN float dsc[8], dm[8];
-      Scales(b[k], dsc, dm);
-      for (int g = 0; g < 4; ++g) {
-        const VF dlo = hn::Set(df, dsc[2 * g]), mlo = hn::Set(df, dm[2 * g]);
-        const VF dhi = hn::Set(df, dsc[2 * g + 1]), mhi = hn::Set(df, dm[2 * g + 1]);
-        for (size_t i = 0; i < 32; i += N) {
-          VI lo, hi;
-          Quants(di, b[k], g, i, lo, hi);
-          hn::StoreU(hn::MulSub(hn::ConvertTo(df, lo), dlo, mlo), df, out + 64 * g + i);
-          hn::StoreU(hn::MulSub(hn::ConvertTo(df, hi), dhi, mhi), df, out + 64 * g + 32 + i);
-        }
-      }
-    }
-  }
 };
 
 // Q6_K: w = d*scales[s]*(q - 32), 16 sub-blocks of 16. In half h, the four
@@ -501,21 +455,6 @@ struct Q6_KKernel {
     }
     return hn::GetLane(hn::SumOfLanes(df32, acc)) - 32.0f * Sum(offset);
   }
-  static void Decode(const uint8_t* row, int64_t cols, float* out) {
-    const DF df;
-    const VI off = hn::Set(DI(), 32);
-    const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
-    for (int64_t k = 0; k < cols / kQK_K; ++k, out += kQK_K) {
-      HWY_ALIGN float ds[16];
-      Scales(b[k], ds);
-      for (int h = 0; h < 2; ++h) {
-        ForEachQuarter(DI(), b[k], h, [&](int quarter, size_t l, VI q) {
-          const size_t i = 128 * h + 32 * quarter + l;
-          hn::StoreU(hn::Mul(hn::ConvertTo(df, hn::Sub(q, off)), hn::Set(df, ds[i / 16])), df, out + i);
-        });
-      }
-    }
-  }
 };
 
 // y[r] = dot(row r, x) for rows [r0, r1). The row two ahead is prefetched
@@ -599,23 +538,28 @@ void GemmRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_
 
 const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 
-// One GemvRowsNAME / GemmRowsNAME pair per native dtype; gemv.cc exports them.
-#define CK_GEMV_KERNELS(ENTRY) ENTRY(F32, F32Kernel) ENTRY(F16, HalfKernel<hwy::float16_t>) \
-  ENTRY(BF16, HalfKernel<hwy::bfloat16_t>) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_0, Q4_01Kernel<BlockQ4_0>)         \
+// One GemvRowsNAME per native dtype and one GemmRowsNAME per float dtype
+// (the quantized ones multiply in gemm_int8-inl.h); gemv.cc exports them.
+#define CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(F32, F32Kernel) ENTRY(F16, HalfKernel<hwy::float16_t>) \
+  ENTRY(BF16, HalfKernel<hwy::bfloat16_t>)
+#define CK_GEMV_KERNELS(ENTRY) CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_0, Q4_01Kernel<BlockQ4_0>)         \
   ENTRY(Q4_1, Q4_01Kernel<BlockQ4_1>) ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)   \
   ENTRY(Q6_K, Q6_KKernel)
 
-#define CK_DEFINE_ENTRY_POINTS(name, K)                                                                \
+#define CK_DEFINE_GEMV_ENTRY_POINT(name, K)                                                            \
   void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \
                       XSums xs, float* y) {                                                              \
     GemvRows<K>(W, rb, r0, r1, cols, x, xs, y);                                                          \
-  }                                                                                                      \
+  }
+#define CK_DEFINE_GEMM_ENTRY_POINT(name, K)                                                            \
   void GemmRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* X, \
                       int64_t n, float* Y, int64_t rows, float* buf, float* tmp) {                      \
     GemmRows<K>(W, rb, r0, r1, cols, X, n, Y, rows, buf, tmp);                                           \
   }
-CK_GEMV_KERNELS(CK_DEFINE_ENTRY_POINTS)
-#undef CK_DEFINE_ENTRY_POINTS
+CK_GEMV_KERNELS(CK_DEFINE_GEMV_ENTRY_POINT)
+CK_GEMM_FLOAT_KERNELS(CK_DEFINE_GEMM_ENTRY_POINT)
+#undef CK_DEFINE_GEMV_ENTRY_POINT
+#undef CK_DEFINE_GEMM_ENTRY_POINT
 
 }  // namespace ck::qgemv::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -1,6 +1,7 @@
 // The static (non-SIMD) half of the GEMV/GEMM kernels: argument checks,
 // thread partitioning and dispatch into the per-target code of gemv-inl.h.
 #include "kernels/gemv.h"
+#include "kernels/matmul_internal.h"
 
 #include <omp.h>
 
@@ -24,9 +25,12 @@
 namespace ck {
 namespace qgemv {
 
-#define CK_EXPORT_ENTRY_POINTS(name, K) HWY_EXPORT(GemvRows##name); HWY_EXPORT(GemmRows##name);
-CK_GEMV_KERNELS(CK_EXPORT_ENTRY_POINTS)
-#undef CK_EXPORT_ENTRY_POINTS
+#define CK_EXPORT_GEMV(name, K) HWY_EXPORT(GemvRows##name);
+#define CK_EXPORT_GEMM(name, K) HWY_EXPORT(GemmRows##name);
+CK_GEMV_KERNELS(CK_EXPORT_GEMV)
+CK_GEMM_FLOAT_KERNELS(CK_EXPORT_GEMM)
+#undef CK_EXPORT_GEMV
+#undef CK_EXPORT_GEMM
 HWY_EXPORT(CompiledTargetName);
 
 using GemvRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, XSums, float*);
@@ -52,7 +56,7 @@ GemmRowsFn gemm_rows_fn(DType dt) {
 #define CK_CASE(name, K) \
   case DType::name:      \
     return &HWY_DYNAMIC_DISPATCH(GemmRows##name);
-    CK_GEMV_KERNELS(CK_CASE)
+    CK_GEMM_FLOAT_KERNELS(CK_CASE)
 #undef CK_CASE
     default:
       return nullptr;
@@ -66,9 +70,7 @@ std::string active_simd_target() {
   return HWY_DYNAMIC_DISPATCH(qgemv::CompiledTargetName)();
 }
 
-namespace {
-
-void check_args(DType dt, int64_t rows, int64_t cols, const char* fn) {
+void check_matrix_args(DType dt, int64_t rows, int64_t cols, const char* fn) {
   const DTypeTraits& t = traits(dt);
   if (!t.native) {
     throw std::runtime_error(std::string(fn) + ": no kernel for " + std::string(t.name) + " (native: " +
@@ -81,9 +83,7 @@ void check_args(DType dt, int64_t rows, int64_t cols, const char* fn) {
   }
 }
 
-// Below this many weights a matrix is done by the calling thread: waking
-// the team costs more than the work (stories260K-sized matrices).
-constexpr int64_t kMinParallelWeights = 1 << 15;
+namespace {
 
 // Rows [begin, end) of `rows` that thread `tid` of `nth` takes.
 std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
@@ -158,7 +158,7 @@ void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
   int64_t weights = 0;
   bool need16 = false, need32 = false, need_q16 = false;
   for (const GemvOutput& o : outputs) {
-    check_args(o.dtype, o.rows, cols, "gemv");
+    check_matrix_args(o.dtype, o.rows, cols, "gemv");
     weights += o.rows * cols;
     need16 |= o.dtype == DType::Q6_K;
     need32 |= o.dtype == DType::Q4_K || o.dtype == DType::Q5_K || o.dtype == DType::Q4_0 || o.dtype == DType::Q4_1;
@@ -181,23 +181,8 @@ void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
   }
 }
 
-void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {
-  if (n == 1) return gemv(dt, W, rows, cols, X, Y);
-  apply_simd_target_from_env();
-  check_args(dt, rows, cols, "gemm");
+void gemm_float(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {
   if (n <= 0 || rows == 0) return;
-  if (uses_x16(dt)) {
-    // The same activations as gemv sees (x rounded to int16 per kInt16ActivationGroup values),
-    // so that prefill and decode differ by fp32 rounding only.
-    thread_local std::vector<float> rounded, scale;
-    thread_local std::vector<int16_t> q;
-    rounded.resize(static_cast<size_t>(n * cols));
-    for (int64_t t = 0; t < n; ++t) {
-      quantize_x16(X + t * cols, cols, q, scale);
-      for (int64_t i = 0; i < cols; ++i) rounded[static_cast<size_t>(t * cols + i)] = q[i] * scale[i / 32];
-    }
-    X = rounded.data();
-  }
   const qgemv::GemmRowsFn fn = qgemv::gemm_rows_fn(dt);
   const size_t rb = row_bytes(traits(dt), cols);
   // A tile of decoded rows of about 1 MiB stays in L2 while every token

@@ -18,6 +18,12 @@ namespace ck {
 // a row may be shorter (a multiple of 32).
 inline constexpr int64_t kInt16ActivationGroup = 128;
 
+// Blocks of 32 activations whose largest |x| exceeds this many times the
+// RMS of their row get a second int8 pass in gemm (their rounding error,
+// rounded again), so heavy-tailed activations keep ~15-bit precision where
+// they need it; docs/kernels.md has the measurements that chose 4.
+inline constexpr float kInt8SpikeRatio = 4.0f;
+
 // y[r] = dot(row r of W, x) for r < rows. Row r starts at
 // W + r * row_bytes(traits(dt), cols). Rows are split over the OpenMP threads.
 void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, float* y);
@@ -35,8 +41,12 @@ struct GemvOutput {
 // of every matrix, so the work is balanced by bytes whatever the mix.
 void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x);
 
-// Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n. Each tile of
-// rows is decoded once to fp32 and used for all n activations (prefill).
+// Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n (prefill). Each
+// tile of rows is decoded once and used for all n activations. F32, F16 and
+// BF16 weights multiply in fp32; the block-quantized ones multiply integers
+// (kernels/gemm_int8-inl.h): X rounded to int8 per 32 values (x ~ q *
+// max|x|/127), and a second int8 pass over the rounding error of every
+// block whose largest |x| exceeds kInt8SpikeRatio times its row's RMS.
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y);
 
 }  // namespace ck

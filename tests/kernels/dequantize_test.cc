@@ -3,6 +3,7 @@
 // fp16 scales and all-min / all-max quants) and on blocks of real files.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <random>
@@ -174,6 +175,49 @@ TEST_CASE("stories260K transcoded by our quantizers dequantizes bit-exactly", "[
     if (std::find(std::begin(same_bytes), std::end(same_bytes), ours[i]) != std::end(same_bytes)) {
       CHECK(quantized[i] == test::read_bytes(scratch.file(name + ".gguf-py")));
     }
+  }
+}
+
+}  // namespace ck
+
+namespace ck {
+
+// The integer GEMM's weight form (decode_u8.h) against the reference
+// dequantizer: a*u + c is the same weight up to the rounding of the two
+// products (the reference rounds d*sc, then *q, then subtracts the min):
+// within 4 ulps of the largest term. Finite random blocks only (the form
+// says nothing about NaN scales beyond propagating them).
+TEST_CASE("decode_u8 forms reproduce the reference dequantization", "[dequantize][gemm]") {
+  std::mt19937 rng(99);
+  for (int code = 0; code < kDTypeCount; ++code) {
+    const DTypeTraits& t = traits(static_cast<DType>(code));
+    if (t.decode_u8 == nullptr) continue;
+    INFO(t.name);
+    const int n_blocks = 24;
+    std::vector<uint8_t> bytes(static_cast<size_t>(n_blocks) * t.block_bytes);
+    for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+    const std::vector<int> fields = half_fields(t.dtype);
+    for (int k = 0; k < n_blocks; ++k) {
+      for (int off : fields) {
+        const uint16_t h = static_cast<uint16_t>(rng() & 0x3BFF);  // finite, below 1
+        std::memcpy(bytes.data() + static_cast<size_t>(k) * t.block_bytes + off, &h, 2);
+      }
+    }
+    const std::vector<float> ref = dequantize_ours(t.dtype, bytes);
+    const int64_t n = static_cast<int64_t>(ref.size());
+    std::vector<uint8_t> u(static_cast<size_t>(n));
+    std::vector<float> a(static_cast<size_t>(n / t.u8_block)), c(a.size());
+    t.decode_u8(bytes.data(), n, u.data(), a.data(), c.data());
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; ++i) {
+      const float ai = a[i / t.u8_block], ci = c[i / t.u8_block];
+      const double w = static_cast<double>(ai) * u[i] + ci;
+      const double scale = std::fabs(static_cast<double>(ai) * u[i]) + std::fabs(ci);
+      if (std::fabs(w - ref[i]) > 4 * 0x1p-24 * scale) bad = i;
+      if (t.dtype != DType::Q8_0 && u[i] > 63) bad = i;  // the pmaddubsw bound of gemm_int8-inl.h
+    }
+    INFO("first mismatch at " << bad << ": ref " << (bad >= 0 ? ref[bad] : 0.0f));
+    CHECK(bad == -1);
   }
 }
 

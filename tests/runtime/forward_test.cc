@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/model.h"
@@ -17,22 +18,27 @@ namespace {
 // Our float32 forward pass against the reference's float64 one on the same
 // weights. F32 models: only rounding differs (measured 7e-6 stories260K,
 // 4e-6 qwen2_tiny). Quantized models: the kernels also round the activations
-// of every Q8_0/Q4_K/Q6_K product to int16 per 128 values (docs/kernels.md),
-// a relative perturbation of at most 2^-16 of each group's largest value at
-// every matrix input, which 30 layers carry to the logits: measured on
-// SmolLM2's Q4_1 (native since session 3) 1.0e-2 to 1.1e-2 prefill, 7.5e-3
-// to 9.2e-3 decode (its Q8_0 transcoding with groups of 32 gave 5e-3 to
-// 7.7e-3, fp32 activations 2.5e-5). The bounds leave over 4x headroom and
-// stay over 100x below what one wrong op does (6 to 25, see docs/decoder.md).
+// at every matrix input (docs/kernels.md), which 30 layers carry to the
+// logits (max abs over 49152 logits of magnitude ~10-20):
+// - decode (gemv): int16 per 128 values, at most 2^-16 of each group's
+//   largest value; measured on SmolLM2's Q4_1 7.5e-3 to 9.2e-3.
+// - prefill (gemm): int8 per 32 values plus a second int8 pass on the
+//   rounding error of the spiky blocks (kInt8SpikeRatio); SmolLM2's
+//   activations are heavy-tailed (crest factors up to 39), so the blocks
+//   left at int8 still move its logits by 0.33-0.35. Without the second
+//   pass (int8 alone, as llama.cpp) they moved by 0.56 and 1.61 and the
+//   chat prompt's top token changed, so 0.75 catches a lost second pass.
+// Both stay far below what one wrong op does (6 to 25, docs/decoder.md),
+// and the top token must agree at every position.
 constexpr float kTolF32Model = 1e-4f;
-constexpr float kTolQuantModel = 5e-2f;
-// Decode (gemv, one token at a time) and prefill (gemm, batches) do the same
-// arithmetic in a different order. With quantized weights, an activation that
-// lands on the other side of an int16 rounding boundary in the two orders
-// moves by one int16 step, so their difference is of the size of that
-// rounding itself (measured 1.1e-2 on SmolLM2); F32 models 7e-6.
+constexpr float kTolQuantDecode = 5e-2f;
+constexpr float kTolQuantPrefill = 0.75f;
+// Decode (gemv, one token at a time) and prefill (gemm, batches) differ by
+// their activation rounding (above): measured 0.94 on SmolLM2 over all
+// positions of smollm2_fox (the first tokens carry the largest activations);
+// F32 models 7e-6.
 constexpr float kTolDecodePrefillF32 = 5e-4f;
-constexpr float kTolDecodePrefillQuant = 5e-2f;
+constexpr float kTolDecodePrefillQuant = 1.5f;
 
 float max_abs_diff(const float* a, const float* b, int n) {
   float m = 0;
@@ -44,7 +50,7 @@ int argmax(const float* x, int n) { return static_cast<int>(std::max_element(x, 
 
 // Both paths against the reference: prefill (gemm, the whole prompt at
 // once) and decode (gemv, one token at a time).
-void check_golden(const std::string& name, float tol) {
+void check_golden(const std::string& name, float tol_prefill, float tol_decode) {
   const auto g = ck::test::load_golden(name);
   if (!ck::test::model_available(g.model)) {
     WARN("skipped: " << g.model << " not downloaded");
@@ -62,7 +68,8 @@ void check_golden(const std::string& name, float tol) {
     const auto logits = decode.eval(std::span(&token, 1));
     decoded.insert(decoded.end(), logits.begin(), logits.end());
   }
-  for (const auto& [path, logits] : {std::pair{"prefill", &prefilled}, std::pair{"decode", &decoded}}) {
+  for (const auto& [path, logits, tol] :
+       {std::tuple{"prefill", &prefilled, tol_prefill}, std::tuple{"decode", &decoded, tol_decode}}) {
     INFO(name << " " << path);
     float worst = 0;
     int agree = 0;
@@ -98,17 +105,17 @@ void check_greedy(const std::string& name) {
 }  // namespace
 
 TEST_CASE("stories260K logits match the reference", "[forward][golden]") {
-  check_golden("stories260K_once", kTolF32Model);
-  check_golden("stories260K_park", kTolF32Model);
+  check_golden("stories260K_once", kTolF32Model, kTolF32Model);
+  check_golden("stories260K_park", kTolF32Model, kTolF32Model);
 }
 
 TEST_CASE("SmolLM2 logits match the reference", "[forward][golden]") {
-  check_golden("smollm2_fox", kTolQuantModel);
-  check_golden("smollm2_chat", kTolQuantModel);
+  check_golden("smollm2_fox", kTolQuantPrefill, kTolQuantDecode);
+  check_golden("smollm2_chat", kTolQuantPrefill, kTolQuantDecode);
 }
 
 TEST_CASE("qwen2 (biases, NeoX RoPE, partial rotary dim) logits match the reference", "[forward][golden]") {
-  check_golden("qwen2_tiny", kTolF32Model);
+  check_golden("qwen2_tiny", kTolF32Model, kTolF32Model);
 }
 
 TEST_CASE("greedy continuations match the reference", "[forward][golden]") {

@@ -1,0 +1,103 @@
+// The unsigned-byte forms of decode_u8.h. Plain C++: the GEMM decodes each
+// row once per call and reuses it for every token, so this is not hot.
+#include "kernels/decode_u8.h"
+
+#include <type_traits>
+
+#include "kernels/blocks.h"
+#include "kernels/fp16.h"
+
+namespace ck {
+namespace {
+
+// Q4_0 (w = d(q - 8)) and Q4_1 (w = dq + m): value j is the low nibble of
+// qs[j], value j + 16 its high nibble.
+template <class Block>
+void decode_u8_q4_01(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  const auto* b = static_cast<const Block*>(blocks);
+  for (int64_t k = 0; k < n / kQK; ++k, u += kQK) {
+    a[k] = fp16_to_fp32(b[k].d);
+    if constexpr (std::is_same_v<Block, BlockQ4_1>) {
+      c[k] = fp16_to_fp32(b[k].m);
+    } else {
+      c[k] = -8.0f * a[k];
+    }
+    for (int j = 0; j < kQK / 2; ++j) {
+      u[j] = b[k].qs[j] & 0xF;
+      u[j + kQK / 2] = b[k].qs[j] >> 4;
+    }
+  }
+}
+
+// Q4_K and Q5_K: sub-block j (of 32) has a = d * sc[j], c = -dmin * m[j];
+// its q are the low (j even) or high (j odd) nibbles of qs[32 (j/2) ...],
+// Q5_K adds bit j of qh[l] as the fifth bit.
+template <class Block>
+void decode_u8_q45_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  const auto* b = static_cast<const Block*>(blocks);
+  for (int64_t k = 0; k < n / kQK_K; ++k) {
+    const float d = fp16_to_fp32(b[k].d), dmin = fp16_to_fp32(b[k].dmin);
+    for (int j = 0; j < 8; ++j, u += 32) {
+      uint8_t sc, m;
+      k_scale_min(j, b[k].scales, &sc, &m);
+      a[8 * k + j] = d * static_cast<float>(sc);
+      c[8 * k + j] = -dmin * static_cast<float>(m);
+      const uint8_t* qs = b[k].qs + 32 * (j / 2);
+      const int shift = 4 * (j % 2);
+      for (int l = 0; l < 32; ++l) {
+        int q = (qs[l] >> shift) & 0xF;
+        if constexpr (std::is_same_v<Block, BlockQ5_K>) q |= ((b[k].qh[l] >> j) & 1) << 4;
+        u[l] = static_cast<uint8_t>(q);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void decode_u8_q4_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_q4_01<BlockQ4_0>(blocks, n, u, a, c);
+}
+void decode_u8_q4_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_q4_01<BlockQ4_1>(blocks, n, u, a, c);
+}
+void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_q45_k<BlockQ4_K>(blocks, n, u, a, c);
+}
+void decode_u8_q5_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_q45_k<BlockQ5_K>(blocks, n, u, a, c);
+}
+
+void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  const auto* b = static_cast<const BlockQ8_0*>(blocks);
+  for (int64_t k = 0; k < n / kQK; ++k, u += kQK) {
+    a[k] = fp16_to_fp32(b[k].d);
+    c[k] = -128.0f * a[k];
+    for (int j = 0; j < kQK; ++j) u[j] = static_cast<uint8_t>(b[k].qs[j] + 128);
+  }
+}
+
+// Q6_K: 16 sub-blocks of 16, w = d * scales[s] * (q - 32). In half h the
+// value at 128h + 32 quarter + l takes the nibble (quarter / 2) of
+// ql[64h + 32 (quarter % 2) + l] and bits 2 quarter of qh[32h + l].
+void decode_u8_q6_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  const auto* b = static_cast<const BlockQ6_K*>(blocks);
+  for (int64_t k = 0; k < n / kQK_K; ++k, u += kQK_K) {
+    const float d = fp16_to_fp32(b[k].d);
+    for (int s = 0; s < 16; ++s) {
+      a[16 * k + s] = d * static_cast<float>(b[k].scales[s]);
+      c[16 * k + s] = -32.0f * a[16 * k + s];
+    }
+    for (int h = 0; h < 2; ++h) {
+      for (int quarter = 0; quarter < 4; ++quarter) {
+        for (int l = 0; l < 32; ++l) {
+          const int ql = (b[k].ql[64 * h + 32 * (quarter % 2) + l] >> (4 * (quarter / 2))) & 0xF;
+          const int qh = (b[k].qh[32 * h + l] >> (2 * quarter)) & 3;
+          u[128 * h + 32 * quarter + l] = static_cast<uint8_t>(ql | qh << 4);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ck

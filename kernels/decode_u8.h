@@ -1,0 +1,22 @@
+// Block-quantized rows as unsigned bytes plus an affine map per block:
+// w[i] = a[b] * u[i] + c[b] for i in block b of u8_block (16 or 32) weights.
+// This is the weight form of the integer GEMM (kernels/gemm_int8-inl.h):
+// sum w*x = a * sum(u * xq) * xs + c * (sum of the rounded x), so one
+// unsigned-by-signed byte dot product (vpdpbusd, pmaddubsw) serves every
+// dtype. u <= 63 for every dtype but Q8_0, whose u = q + 128 (c = -128 a).
+#pragma once
+#include <cstdint>
+
+namespace ck {
+
+// n is a multiple of the dtype's block size; a and c get n / u8_block entries.
+using DecodeU8Fn = void (*)(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+
+void decode_u8_q4_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q4_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q5_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q6_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+
+}  // namespace ck

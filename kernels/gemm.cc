@@ -1,0 +1,142 @@
+// The static half of the prefill GEMM: argument checks, activation
+// quantization, the split of rows over threads and dispatch into the
+// per-target integer kernels of gemm_int8-inl.h.
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/gemv.h"
+#include "kernels/matmul_internal.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemm.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/gemm_int8-inl.h"
+
+#if HWY_ONCE
+#include "kernels/simd_target.h"
+
+namespace ck {
+namespace qgemm {
+HWY_EXPORT(GroupRows);
+HWY_EXPORT(GemmInt8Rows);
+HWY_EXPORT(QuantizeRowInt8);
+}  // namespace qgemm
+
+namespace {
+
+// A tile (decoded rows of one thread's share) of about this many bytes
+// stays in L2 while every token streams past it.
+constexpr int64_t kTileBytes = 256 << 10;
+
+// Rows per tile: a whole number of groups, small enough for L2 and for at
+// least two tiles per thread where the matrix has that many groups, so that
+// the dynamic schedule can even out threads that run slower (a busy core).
+int64_t tile_rows(int64_t rows, int64_t cols, int u8_block, int64_t group_rows, int threads) {
+  const int64_t groups = (rows + group_rows - 1) / group_rows;
+  const int64_t group_bytes = group_rows * cols * (1 + 8 / u8_block);
+  const int64_t by_cache = std::max<int64_t>(1, kTileBytes / group_bytes);
+  const int64_t by_threads = std::max<int64_t>(1, groups / (2 * int64_t{threads}));
+  return std::min(by_cache, by_threads) * group_rows;
+}
+
+// The activations of one gemm call.
+struct Buffers {
+  std::vector<int8_t> xq;
+  std::vector<float> xscale, xsum16, xsum32, residual, y_residual;
+  std::vector<uint8_t> has_spikes;
+  std::vector<int64_t> spiky;
+};
+
+}  // namespace
+
+void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {
+  if (n == 1) return gemv(dt, W, rows, cols, X, Y);
+  apply_simd_target_from_env();
+  check_matrix_args(dt, rows, cols, "gemm");
+  const DTypeTraits& tr = traits(dt);
+  if (tr.decode_u8 == nullptr) return gemm_float(dt, W, rows, cols, X, n, Y);
+  if (n <= 0 || rows == 0) return;
+
+  const auto quantize_row = HWY_DYNAMIC_DISPATCH(qgemm::QuantizeRowInt8);
+  const auto gemm_rows = HWY_DYNAMIC_DISPATCH(qgemm::GemmInt8Rows);
+  const int64_t group_rows = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(qgemm::GroupRows)());
+  const int64_t tile = tile_rows(rows, cols, tr.u8_block, group_rows, omp_get_max_threads());
+  const int64_t n_tiles = (rows + tile - 1) / tile;
+  const size_t rb = row_bytes(tr, cols);
+
+  // Activation rows 0..n-1: the tokens; rows n..n+m-1: the rounding
+  // residuals of the spiky blocks of the m tokens that have any (gemv.h,
+  // kInt8SpikeRatio), multiplied in a second, sparse pass and added.
+  // (Buffers of the calling thread, reused across calls; the parallel region
+  // below reaches them through these references, not by their names, which
+  // would name each worker's own thread_local copy.)
+  thread_local Buffers buffers;
+  auto& [xq, xscale, xsum16, xsum32, residual, y_residual, has_spikes, spiky] = buffers;
+  xq.resize(static_cast<size_t>(2 * n * cols));
+  xscale.resize(static_cast<size_t>(2 * n * cols / 32));
+  xsum16.resize(static_cast<size_t>(2 * n * cols / 16));
+  xsum32.resize(xscale.size());
+  residual.resize(static_cast<size_t>(n * cols));
+  has_spikes.resize(static_cast<size_t>(n));
+  spiky.clear();
+  auto acts = [&](int64_t t) {
+    return qgemm::Int8Activations{xq.data() + t * cols, xscale.data() + t * (cols / 32),
+                                  xsum16.data() + t * (cols / 16), xsum32.data() + t * (cols / 32), cols};
+  };
+  auto quantize = [&](const float* x, int64_t t, float* res) {
+    const qgemm::Int8Activations a = acts(t);
+    return quantize_row(x, cols, const_cast<int8_t*>(a.q), const_cast<float*>(a.scale),
+                        const_cast<float*>(a.sum16), const_cast<float*>(a.sum32), res, kInt8SpikeRatio);
+  };
+
+  // One parallel region: quantize the tokens, pick the spiky ones, quantize
+  // their residuals, multiply the tiles of W, add the residual products.
+#pragma omp parallel if (rows * cols * n >= kMinParallelWeights)
+  {
+#pragma omp for schedule(static)
+    for (int64_t t = 0; t < n; ++t) has_spikes[t] = quantize(X + t * cols, t, residual.data() + t * cols);
+#pragma omp single
+    {
+      for (int64_t t = 0; t < n; ++t) {
+        if (has_spikes[t]) spiky.push_back(t);
+      }
+      y_residual.resize(static_cast<size_t>(spiky.size() * rows));
+
+    }
+    const int64_t m = static_cast<int64_t>(spiky.size());
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < m; ++k) quantize(residual.data() + spiky[k] * cols, n + k, nullptr);
+
+
+    thread_local std::vector<uint8_t> tile_u, row_u;
+    thread_local std::vector<float> tile_a, tile_c, row_a, row_c;
+    const int64_t nblocks = cols / tr.u8_block;
+    tile_u.resize(static_cast<size_t>(tile * cols));
+    tile_a.resize(static_cast<size_t>(tile * nblocks));
+    tile_c.resize(tile_a.size());
+    row_u.resize(static_cast<size_t>(cols));
+    row_a.resize(static_cast<size_t>(nblocks));
+    row_c.resize(row_a.size());
+    const qgemm::Int8Scratch s{tile_u.data(), tile_a.data(), tile_c.data(), row_u.data(), row_a.data(), row_c.data()};
+    const qgemm::Int8Batch batches[] = {{acts(0), n, Y, false}, {acts(n), m, y_residual.data(), true}};
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t i = 0; i < n_tiles; ++i) {
+      const int64_t r0 = i * tile;
+      gemm_rows(dt, static_cast<const uint8_t*>(W), rb, r0, std::min(rows, r0 + tile), batches, m > 0 ? 2 : 1, rows,
+                s);
+    }
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < m; ++k) {
+      float* y = Y + spiky[k] * rows;
+      const float* yr = y_residual.data() + k * rows;
+      for (int64_t r = 0; r < rows; ++r) y[r] += yr[r];
+    }
+  }
+}
+
+}  // namespace ck
+#endif  // HWY_ONCE

@@ -1,0 +1,328 @@
+// Per-target integer GEMM of prefill, re-included by gemm.cc once per
+// Highway target (HWY_TARGET_INCLUDE + foreach_target.h).
+//
+// Weights: a tile of rows is decoded once per call into unsigned bytes with
+// an affine map per block (decode_u8.h: w = a*u + c) and interleaved so that
+// the int32 lanes of a vector are rows: a group of R rows (R = int32 lanes of
+// the target) stores, for each four consecutive columns, R x 4 bytes. One
+// byte dot product of that vector with four activation bytes broadcast then
+// adds four products to every row at once, with no horizontal sums; the
+// tile stays in L2 while every token streams past it.
+// Activations: int8 per 32 values (x ~ q * s, s = max|x| / 127), the same
+// rounding as llama.cpp's Q8_0 (the measured decision in docs/kernels.md).
+// Per block b of a row r and token t: y += a * s * sum(u*q) + c * (sum of
+// the rounded x over the block).
+// Instructions: vpdpbusd (AVX3_DL: AVX512-VNNI) or pmaddubsw + pmaddwd
+// (AVX3, AVX2, SSE4, SSSE3), whose int16 pair sums cannot saturate because
+// u <= 63 (Q8_0 there keeps its signed q and moves the sign onto x).
+
+#if defined(CK_KERNELS_GEMM_INT8_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CK_KERNELS_GEMM_INT8_INL_H_
+#undef CK_KERNELS_GEMM_INT8_INL_H_
+#else
+#define CK_KERNELS_GEMM_INT8_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/dtype.h"
+
+#ifndef CK_KERNELS_GEMM_INT8_TYPES_
+#define CK_KERNELS_GEMM_INT8_TYPES_
+namespace ck::qgemm {
+// n tokens of activations quantized to int8 per 32 values.
+struct Int8Activations {
+  const int8_t* q;       // n x cols
+  const float* scale;    // n x cols/32
+  const float* sum16;    // n x cols/16: sums of the rounded x (q * scale)
+  const float* sum32;    // n x cols/32
+  int64_t cols;
+};
+// n tokens and where their outputs go (Y[t * rows + r]).
+struct Int8Batch {
+  Int8Activations x;
+  int64_t n;
+  float* Y;
+  bool sparse;  // most blocks have scale 0 for every token: skip those
+};
+// Per-thread buffers: the interleaved tile and one decoded row.
+struct Int8Scratch {
+  uint8_t* tile_u;
+  float* tile_a;
+  float* tile_c;
+  uint8_t* row_u;
+  float* row_a;
+  float* row_c;
+};
+}  // namespace ck::qgemm
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemm::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D32 = hn::ScalableTag<int32_t>;
+using DF = hn::Rebind<float, D32>;
+using DU8 = hn::Repartition<uint8_t, D32>;
+using DI8 = hn::Repartition<int8_t, D32>;
+using V32 = hn::Vec<D32>;
+using VF = hn::Vec<DF>;
+
+constexpr bool kHasVnni = HWY_TARGET == HWY_AVX3_DL;
+
+// Rows per interleaved group: one per int32 lane.
+size_t GroupRows() { return hn::Lanes(D32()); }
+
+// acc[r] += sum_{i<4} w[4r + i] * x4[i]: w unsigned bytes (kSignedW: signed,
+// Q8_0 without VNNI), x4 four signed bytes.
+template <bool kSignedW>
+HWY_INLINE V32 DotQuad(V32 acc, const uint8_t* w, const int8_t* x4) {
+#if HWY_TARGET == HWY_SCALAR
+  int32_t s = hn::GetLane(acc);
+  for (int i = 0; i < 4; ++i) s += (kSignedW ? static_cast<int8_t>(w[i]) : int32_t{w[i]}) * x4[i];
+  return hn::Set(D32(), s);
+#else
+  const auto wv = hn::LoadU(DU8(), w);
+#if HWY_TARGET == HWY_AVX3_DL
+  static_assert(!kSignedW, "VNNI multiplies unsigned weights");
+  // Highway 1.0.3 has no op for vpdpbusd and its AVX3_DL target attribute
+  // lacks avx512vnni, so the intrinsic would not inline: asm, with x4
+  // broadcast straight from memory.
+  auto raw = acc.raw;
+  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(raw) : "v"(wv.raw), "m"(*reinterpret_cast<const int32_t*>(x4)));
+  return V32{raw};
+#else
+  int32_t x32;
+  std::memcpy(&x32, x4, 4);
+  auto xv = hn::BitCast(DI8(), hn::Set(D32(), x32));
+  auto uv = wv;
+  if constexpr (kSignedW) {  // |w| * (x with the sign of w) == w * x
+    const auto ws = hn::BitCast(DI8(), wv);
+    xv = hn::IfThenElse(hn::Lt(ws, hn::Zero(DI8())), hn::Neg(xv), xv);
+    uv = hn::BitCast(DU8(), hn::Abs(ws));
+  }
+#if HWY_TARGET <= HWY_AVX3
+  const auto pairs = _mm512_maddubs_epi16(uv.raw, xv.raw);
+  return hn::Add(acc, V32{_mm512_madd_epi16(pairs, _mm512_set1_epi16(1))});
+#elif HWY_TARGET == HWY_AVX2
+  const auto pairs = _mm256_maddubs_epi16(uv.raw, xv.raw);
+  return hn::Add(acc, V32{_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))});
+#else
+  const auto pairs = _mm_maddubs_epi16(uv.raw, xv.raw);
+  return hn::Add(acc, V32{_mm_madd_epi16(pairs, _mm_set1_epi16(1))});
+#endif
+#endif
+#endif
+}
+
+// Y[t * y_stride + r] for the R rows of one group and kT tokens, over all
+// blocks of kB weights. u, a, c: the group's interleaved bytes and its
+// per-block (a, c) of R lanes each. `valid` rows are stored (the last group
+// of a matrix may be partial).
+template <int kT, int kB, bool kSignedW, bool kSparse>
+HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, int64_t cols, const int8_t* xq,
+                              const float* xscale, const float* xsum, float* y, int64_t y_stride, size_t valid) {
+  const DF df;
+  const size_t R = hn::Lanes(D32());
+  const int64_t nblocks = cols / kB;
+  VF acc[kT];
+  for (int t = 0; t < kT; ++t) acc[t] = hn::Zero(df);
+  for (int64_t b = 0; b < nblocks; ++b) {
+    if constexpr (kSparse) {  // residual rows: most blocks are zero for every token
+      bool any = false;
+      for (int t = 0; t < kT; ++t) any |= xscale[t * (cols / 32) + b * kB / 32] != 0.0f;
+      if (!any) continue;
+    }
+    V32 isum[kT];
+    for (int t = 0; t < kT; ++t) isum[t] = hn::Zero(D32());
+    for (int j = 0; j < kB / 4; ++j) {
+      const uint8_t* w = u + static_cast<size_t>(b * kB / 4 + j) * 4 * R;
+      for (int t = 0; t < kT; ++t) isum[t] = DotQuad<kSignedW>(isum[t], w, xq + t * cols + b * kB + 4 * j);
+    }
+    const VF va = hn::LoadU(df, a + b * R), vc = hn::LoadU(df, c + b * R);
+    for (int t = 0; t < kT; ++t) {
+      const VF scaled = hn::Mul(hn::ConvertTo(df, isum[t]), hn::Set(df, xscale[t * (cols / 32) + b * kB / 32]));
+      acc[t] = hn::MulAdd(va, scaled, acc[t]);
+      acc[t] = hn::MulAdd(vc, hn::Set(df, xsum[t * nblocks + b]), acc[t]);
+    }
+  }
+  for (int t = 0; t < kT; ++t) {
+    if (valid == R) {
+      hn::StoreU(acc[t], df, y + t * y_stride);
+    } else {
+      HWY_ALIGN float tmp[hn::MaxLanes(DF())];
+      hn::Store(acc[t], df, tmp);
+      std::memcpy(y + t * y_stride, tmp, valid * sizeof(float));
+    }
+  }
+}
+
+// AVX-512 has 32 vector registers: 8 tokens keep 16 accumulators, the
+// weight vector and the scales in registers; 16 registers take 4.
+#if HWY_TARGET <= HWY_AVX3
+constexpr int kTokens = 8;
+#else
+constexpr int kTokens = 4;
+#endif
+
+// All n tokens against one group, kTokens at a time; the remainder by the
+// instantiation of its size.
+template <int kB, bool kSignedW, bool kSparse, int kT = kTokens>
+void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t t0,
+                    int64_t n, float* y, int64_t rows, size_t valid) {
+  const int64_t cols = x.cols;
+  const float* sums = kB == 16 ? x.sum16 : x.sum32;
+  int64_t t = t0;
+  for (; t + kT <= n; t += kT) {
+    GroupTokens<kT, kB, kSignedW, kSparse>(u, a, c, cols, x.q + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB),
+                                  y + t * rows, rows, valid);
+  }
+  if constexpr (kT > 1) {
+    if (t < n) GroupAllTokens<kB, kSignedW, kSparse, kT - 1>(u, a, c, x, t, n, y, rows, valid);
+  }
+}
+
+template <bool kSparse>
+void Dispatch(int u8_block, bool signed_q8, const uint8_t* u, const float* a, const float* c, const Int8Batch& bt,
+              float* y, int64_t rows, size_t valid) {
+  if (u8_block == 16) {
+    GroupAllTokens<16, false, kSparse>(u, a, c, bt.x, 0, bt.n, y, rows, valid);
+  } else if (signed_q8) {
+    if constexpr (!kHasVnni) GroupAllTokens<32, true, kSparse>(u, a, c, bt.x, 0, bt.n, y, rows, valid);
+  } else {
+    GroupAllTokens<32, false, kSparse>(u, a, c, bt.x, 0, bt.n, y, rows, valid);
+  }
+}
+
+// Decodes rows [r0, r1) into the interleaved tile (rows past r1 up to the
+// group size are zero).
+void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols,
+               bool signed_q8, const Int8Scratch& s) {
+  const size_t R = GroupRows();
+  const int64_t nblocks = cols / tr.u8_block;
+  const int64_t groups = (r1 - r0 + static_cast<int64_t>(R) - 1) / static_cast<int64_t>(R);
+  for (int64_t g = 0; g < groups; ++g) {
+    uint8_t* gu = s.tile_u + static_cast<size_t>(g * cols) * R;
+    float* ga = s.tile_a + static_cast<size_t>(g * nblocks) * R;
+    float* gc = s.tile_c + static_cast<size_t>(g * nblocks) * R;
+    for (size_t rr = 0; rr < R; ++rr) {
+      const int64_t r = r0 + g * static_cast<int64_t>(R) + static_cast<int64_t>(rr);
+      if (r < r1) {
+        tr.decode_u8(W + static_cast<size_t>(r) * row_bytes, cols, s.row_u, s.row_a, s.row_c);
+        if (signed_q8) {  // back to q (decode_u8 stores q + 128) and no offset term
+          for (int64_t i = 0; i < cols; ++i) s.row_u[i] ^= 0x80;
+          std::fill_n(s.row_c, nblocks, 0.0f);
+        }
+      } else {
+        std::memset(s.row_u, 0, static_cast<size_t>(cols));
+        std::fill_n(s.row_a, nblocks, 0.0f);
+        std::fill_n(s.row_c, nblocks, 0.0f);
+      }
+      for (int64_t q = 0; q < cols / 4; ++q) std::memcpy(gu + (static_cast<size_t>(q) * R + rr) * 4, s.row_u + 4 * q, 4);
+      for (int64_t b = 0; b < nblocks; ++b) {
+        ga[static_cast<size_t>(b) * R + rr] = s.row_a[b];
+        gc[static_cast<size_t>(b) * R + rr] = s.row_c[b];
+      }
+    }
+  }
+}
+
+// For rows [r0, r1) of W, decoded once: Y[t * rows + r] of every batch.
+void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, const Int8Batch* batches,
+                  int n_batches, int64_t rows, const Int8Scratch& s) {
+  const DTypeTraits& tr = traits(dt);
+  const bool signed_q8 = dt == DType::Q8_0 && !kHasVnni;
+  const int64_t cols = batches[0].x.cols;
+  BuildTile(tr, W, row_bytes, r0, r1, cols, signed_q8, s);
+  const size_t R = GroupRows();
+  const int64_t nblocks = cols / tr.u8_block;
+  for (int64_t g0 = r0; g0 < r1; g0 += static_cast<int64_t>(R)) {
+    const int64_t g = (g0 - r0) / static_cast<int64_t>(R);
+    const uint8_t* u = s.tile_u + static_cast<size_t>(g * cols) * R;
+    const float* a = s.tile_a + static_cast<size_t>(g * nblocks) * R;
+    const float* c = s.tile_c + static_cast<size_t>(g * nblocks) * R;
+    const size_t valid = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g0));
+    for (int i = 0; i < n_batches; ++i) {
+      const Int8Batch& bt = batches[i];
+      float* y = bt.Y + g0;
+      if (bt.sparse) {
+        Dispatch<true>(tr.u8_block, signed_q8, u, a, c, bt, y, rows, valid);
+      } else {
+        Dispatch<false>(tr.u8_block, signed_q8, u, a, c, bt, y, rows, valid);
+      }
+    }
+  }
+}
+
+// One token row x (cols, a multiple of 32) to int8 per 32 values, with the
+// scales and the sums of the rounded values per 16 and per 32. A block with
+// a non-finite value gets scale NaN (and q 0), so that its outputs come out
+// NaN as with fp32 arithmetic. `residual` (if not null) gets the rounding
+// error x - q * scale of the spiky blocks, those whose largest |x| exceeds
+// `spike` times the row's RMS, and zeros elsewhere; returns whether any
+// block was spiky.
+bool QuantizeRowInt8(const float* x, int64_t cols, int8_t* q, float* scale, float* sum16, float* sum32,
+                     float* residual, float spike) {
+  const hn::CappedTag<float, 16> df;
+  const hn::Rebind<int32_t, decltype(df)> di;
+  const hn::Rebind<int8_t, decltype(df)> di8;
+  const size_t L = hn::Lanes(df);
+  float spike_level = std::numeric_limits<float>::infinity();
+  if (residual != nullptr) {
+    auto sq = hn::Zero(df);
+    for (int64_t i = 0; i < cols; i += static_cast<int64_t>(L)) {
+      const auto v = hn::LoadU(df, x + i);
+      sq = hn::MulAdd(v, v, sq);
+    }
+    spike_level = spike * std::sqrt(hn::GetLane(hn::SumOfLanes(df, sq)) / static_cast<float>(cols));
+  }
+  bool any_spiky = false;
+  for (int64_t b = 0; b < cols / 32; ++b) {
+    const float* xb = x + 32 * b;
+    float* rb = residual != nullptr ? residual + 32 * b : nullptr;
+    auto amax = hn::Zero(df), nonfinite = hn::Zero(df);
+    for (size_t i = 0; i < 32; i += L) {
+      const auto v = hn::LoadU(df, xb + i);
+      amax = hn::Max(amax, hn::Abs(v));
+      nonfinite = hn::Add(nonfinite, hn::Mul(v, hn::Zero(df)));  // NaN unless every value is finite
+    }
+    const float m = hn::GetLane(hn::MaxOfLanes(df, amax));
+    const bool spiky = m > spike_level;
+    if (rb != nullptr && !spiky) std::fill_n(rb, 32, 0.0f);
+    if (!(hn::GetLane(hn::SumOfLanes(df, nonfinite)) == 0.0f)) {
+      scale[b] = std::numeric_limits<float>::quiet_NaN();
+      sum16[2 * b] = sum16[2 * b + 1] = sum32[b] = scale[b];
+      std::memset(q + 32 * b, 0, 32);
+      if (rb != nullptr) std::fill_n(rb, 32, 0.0f);
+      continue;
+    }
+    any_spiky |= spiky;
+    const float d = m / 127.0f;
+    const auto vd = hn::Set(df, d);
+    const auto inv = hn::Set(df, d > 0.0f ? 1.0f / d : 0.0f);
+    int32_t halves[2] = {0, 0};
+    for (size_t i = 0; i < 32; i += L) {
+      const auto v = hn::LoadU(df, xb + i);
+      const auto qi = hn::NearestInt(hn::Mul(v, inv));
+      hn::StoreU(hn::DemoteTo(di8, qi), di8, q + 32 * b + static_cast<int64_t>(i));
+      if (spiky) hn::StoreU(hn::NegMulAdd(hn::ConvertTo(df, qi), vd, v), df, rb + i);
+      // A vector of at most 16 lanes never straddles the two halves.
+      halves[i / 16] += hn::GetLane(hn::SumOfLanes(di, qi));
+    }
+    scale[b] = d;
+    sum16[2 * b] = static_cast<float>(halves[0]) * d;
+    sum16[2 * b + 1] = static_cast<float>(halves[1]) * d;
+    sum32[b] = static_cast<float>(halves[0] + halves[1]) * d;
+  }
+  return any_spiky;
+}
+
+}  // namespace ck::qgemm::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CK_KERNELS_GEMM_INT8_INL_H_

@@ -1,0 +1,21 @@
+// What gemv.cc and gemm.cc share and nobody else needs.
+#pragma once
+#include <cstdint>
+
+#include "kernels/dtype.h"
+
+namespace ck {
+
+// Throws std::runtime_error (naming `fn`) unless dt has a kernel and cols is
+// a positive multiple of its block size.
+void check_matrix_args(DType dt, int64_t rows, int64_t cols, const char* fn);
+
+// Below this many multiply-adds a product is done by the calling thread:
+// waking the team costs more than the work (stories260K-sized matrices).
+inline constexpr int64_t kMinParallelWeights = 1 << 15;
+
+// The GEMM of F32, F16 and BF16 weights (fp32 arithmetic on decoded tiles);
+// the quantized dtypes go through the integer GEMM of gemm.cc.
+void gemm_float(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y);
+
+}  // namespace ck
