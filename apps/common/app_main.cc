@@ -1,5 +1,7 @@
 #include "apps/common/app_main.h"
 
+#include "apps/common/wait_policy.h"
+
 #include <signal.h>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -10,6 +12,10 @@
 #include <exception>
 
 namespace ck::app {
+namespace {
+// Before main: see wait_policy.h.
+const bool g_wait_policy_chosen = (choose_omp_wait_policy(), true);
+}  // namespace
 
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   std::string log_level = "warn";
