@@ -1,19 +1,110 @@
 #include "apps/common/flag_aliases.h"
 
-namespace ck::app {
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
 
-AliasedArgs::AliasedArgs(int argc, char** argv, std::initializer_list<FlagAlias> aliases) : args_(argv, argv + argc) {
-  for (std::string& a : args_) {
-    for (const auto& [from, to] : aliases) {
-      if (a == from) {
-        a = to;
-      } else if (a.size() > from.size() && a.compare(0, from.size(), from) == 0 && a[from.size()] == '=') {
-        a = std::string(to) + a.substr(from.size());  // -pg=512,128
-      }
+namespace ck::app {
+namespace {
+
+bool is_number(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s.empty()) return false;
+  bool digit = false;
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digit = true;
+    } else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') {
+      return false;
     }
   }
-  for (std::string& a : args_) ptrs_.push_back(a.data());
-  ptrs_.push_back(nullptr);
+  return digit;
+}
+
+bool looks_like_flag(std::string_view a) { return a.size() > 1 && a[0] == '-' && !is_number(a); }
+
+bool is_switch_value(std::string_view v) {
+  for (std::string_view s : {"on", "off", "auto", "enabled", "disabled", "true", "false", "1", "0", "-1"}) {
+    if (v == s) return true;
+  }
+  return false;
+}
+
+const IgnoredFlag* find_ignored(const FlagSpellings& sp, std::string_view name) {
+  for (const IgnoredFlag& f : sp.ignored) {
+    for (size_t at = 0; at < f.names.size();) {
+      const size_t end = std::min(f.names.find(' ', at), f.names.size());
+      if (f.names.substr(at, end - at) == name) return &f;
+      at = end + 1;
+    }
+  }
+  return nullptr;
+}
+
+// "-m", "--model": CLI11 matches either spelling of an option.
+const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
+  return app.get_option_no_throw(name);
+}
+
+// A flag (add_flag) expects no value: CLI11 sets its expected count to 0.
+bool takes_value(const CLI::Option* o) { return o->get_expected_max() > 0 && o->get_type_size_max() > 0; }
+
+}  // namespace
+
+NormalizedArgs normalize_args(const CLI::App& app, std::vector<std::string> in, const FlagSpellings& sp) {
+  NormalizedArgs out;
+  if (in.empty()) return out;
+  out.args.push_back(in[0]);
+  for (size_t i = 1; i < in.size(); ++i) {
+    std::string arg = in[i];
+    if (arg == "--") {  // the rest is positional
+      out.args.insert(out.args.end(), in.begin() + static_cast<std::ptrdiff_t>(i), in.end());
+      break;
+    }
+    if (!looks_like_flag(arg)) {
+      out.args.push_back(arg);
+      continue;
+    }
+    const size_t eq = arg.find('=');
+    std::string name = arg.substr(0, eq);
+    std::string attached = eq == std::string::npos ? "" : arg.substr(eq + 1);
+
+    for (const auto& [from, to] : sp.aliases) {
+      if (name == from && find_option(app, std::string(to)) != nullptr) {
+        name = to;
+        break;
+      }
+    }
+    if (const IgnoredFlag* f = find_ignored(sp, name); f != nullptr && find_option(app, name) == nullptr) {
+      std::string shown = name;
+      if (eq != std::string::npos) {
+        shown += " " + attached;
+      } else if (f->value == IgnoredValue::One && i + 1 < in.size()) {
+        shown += " " + in[++i];
+      } else if (f->value == IgnoredValue::OptionalSwitch && i + 1 < in.size() && is_switch_value(in[i + 1])) {
+        shown += " " + in[++i];
+      }
+      out.notes.push_back(shown + " ignored: " + std::string(f->why));
+      continue;
+    }
+    const CLI::Option* opt = find_option(app, name);
+    if (opt == nullptr) throw std::invalid_argument("unknown flag " + name);
+    if (eq != std::string::npos || !takes_value(opt) || i + 1 >= in.size()) {
+      out.args.push_back(eq == std::string::npos ? name : name + "=" + attached);
+      continue;
+    }
+    // The next argument is this option's value, whatever it looks like.
+    // CLI11 takes "--name=value" as one value; a short-only option, and an
+    // empty value (which "--name=" would lose), keep the two-argument form.
+    const std::string& value = in[++i];
+    if (!opt->get_lnames().empty() && !value.empty()) {
+      out.args.push_back("--" + opt->get_lnames().front() + "=" + value);
+    } else {
+      out.args.push_back(name);
+      out.args.push_back(value);
+    }
+  }
+  return out;
 }
 
 }  // namespace ck::app
