@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 #include "apps/chat/answer.h"
@@ -52,6 +53,10 @@ constexpr const char* kHelp =
     "  is full, the oldest messages are dropped to make room (the system prompt stays).\n";
 
 std::string read_system_prompt_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw std::runtime_error("the system prompt file (--system-prompt-file, -sysf) " + path + " does not exist");
+  }
   std::string s = read_text_file(path);
   drop_final_newline(s);
   return s;

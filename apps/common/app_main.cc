@@ -42,6 +42,9 @@ int run_app(CLI::App& app, int argc, char** argv, const FlagSpellings& spellings
       ->capture_default_str();
   app.add_flag("-v,--verbose", verbose, "Same as --log-level info");
   app.set_version_flag("--version", version_text(app.get_name()), "Print the version and the commit built, then exit");
+  if (const std::string s = describe_spellings(app, spellings); !s.empty()) {
+    app.footer(app.get_footer().empty() ? s : app.get_footer() + "\n\n" + s);
+  }
   NormalizedArgs args;
   try {
     args = normalize_args(app, std::vector<std::string>(argv, argv + argc), spellings);

@@ -107,4 +107,43 @@ NormalizedArgs normalize_args(const CLI::App& app, std::vector<std::string> in, 
   return out;
 }
 
+namespace {
+
+// Help text lines of at most `width` columns (CLI11 prints a footer as is).
+std::string wrap(const std::string& text, size_t width) {
+  std::string out, line;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find(' ', at), text.size());
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return out + line;
+}
+
+}  // namespace
+
+std::string describe_spellings(const CLI::App& app, const FlagSpellings& sp) {
+  std::string aliases, ignored;
+  for (const auto& [from, to] : sp.aliases) {
+    if (find_option(app, std::string(to)) != nullptr) {
+      aliases += std::string(aliases.empty() ? "" : ", ") + std::string(from) + " = " + std::string(to);
+    }
+  }
+  for (const IgnoredFlag& f : sp.ignored) ignored += std::string(ignored.empty() ? "" : " ") + std::string(f.names);
+  if (aliases.empty() && ignored.empty()) return {};
+  std::string text;
+  if (!aliases.empty()) text += wrap("llama.cpp's spellings: " + aliases + ".", 100) + "\n";
+  if (!ignored.empty()) {
+    text += wrap("Accepted and ignored with a one-line note (no meaning on ck's CPU runtime): " + ignored + ".", 100) +
+            "\n";
+  }
+  return text + "Any other unknown flag is an error naming it.";
+}
+
 }  // namespace ck::app

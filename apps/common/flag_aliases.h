@@ -44,4 +44,8 @@ struct NormalizedArgs {
 // have. The app must have all its options (and --help/--version) added.
 NormalizedArgs normalize_args(const CLI::App& app, std::vector<std::string> args, const FlagSpellings& spellings);
 
+// For --help: the respellings that apply to `app` and the flags it ignores.
+// Empty when `spellings` is.
+std::string describe_spellings(const CLI::App& app, const FlagSpellings& spellings);
+
 }  // namespace ck::app

@@ -58,7 +58,7 @@ std::filesystem::path model_or_default(const std::string& given, std::string_vie
 
 std::string default_model_help() {
   return "default: $CK_MODEL, else models/" + std::string(kDefaultModelName) +
-         " of the checkout this program was built in, else of the working directory";
+         " in the checkout this program is in (models/ beside build/), else in the working directory";
 }
 
 }  // namespace ck::app

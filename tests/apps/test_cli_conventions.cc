@@ -50,7 +50,7 @@ TEST_CASE("every app: a usage error is one line NAME: error: and exit 1", "[cli]
   }
 }
 
-TEST_CASE("-c has one meaning and one range message in every app", "[cli][issue13]") {
+TEST_CASE("every app gives -c one meaning and one range message", "[cli][issue13]") {
   const std::string m = stories_model();
   for (const std::vector<std::string>& argv :
        {std::vector<std::string>{"ck-run", "-m", m, "-p", "x", "-c", "-5"}, {"ck-chat", "-m", m, "-c", "-5"},
