@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
     ck::app::take_generation_options(gen, opts);
     auto model = ck::Model::load(ck::app::model_or_default(gen.model, "ck-chat"));
     const int n_ctx = ck::app::resolve_context_size(gen.n_ctx, gen.n_ctx_given, model->config().context_len, "ck-chat");
-    ck::Session session(*model, ck::SessionOptions{.n_ctx = n_ctx, .n_batch = gen.n_batch, .allow_longer_context = true});
+    ck::Session session(*model,
+                        ck::SessionOptions{.n_ctx = n_ctx, .n_batch = gen.n_batch, .allow_longer_context = true});
     return ck::app::run_chat(*model, session, opts);
   });
 }

@@ -61,7 +61,9 @@ int run_app(CLI::App& app, int argc, char** argv, const FlagSpellings& spellings
   } catch (const std::invalid_argument& e) {  // normalize_args: an unknown flag
     return usage_error(app, e.what());
   }
-  for (const std::string& note : args.notes) std::fprintf(stderr, "%s: note: %s\n", app.get_name().c_str(), note.c_str());
+  for (const std::string& note : args.notes) {
+    std::fprintf(stderr, "%s: note: %s\n", app.get_name().c_str(), note.c_str());
+  }
   auto logger = spdlog::stderr_color_mt("ck");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");

@@ -46,6 +46,23 @@ const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
   return app.get_option_no_throw(name);
 }
 
+// Help text lines of at most `width` columns (CLI11 prints a footer as is).
+std::string wrap(const std::string& text, size_t width) {
+  std::string out, line;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find(' ', at), text.size());
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return out + line;
+}
+
 // A flag (add_flag) expects no value: CLI11 sets its expected count to 0.
 bool takes_value(const CLI::Option* o) { return o->get_expected_max() > 0 && o->get_type_size_max() > 0; }
 
@@ -89,8 +106,12 @@ NormalizedArgs normalize_args(const CLI::App& app, std::vector<std::string> in, 
     }
     const CLI::Option* opt = find_option(app, name);
     if (opt == nullptr) throw std::invalid_argument("unknown flag " + name);
-    if (eq != std::string::npos || !takes_value(opt) || i + 1 >= in.size()) {
-      out.args.push_back(eq == std::string::npos ? name : name + "=" + attached);
+    if (eq != std::string::npos) {  // -p=x or --prompt=x: CLI11 splits only the long form at '='
+      out.args.push_back((opt->get_lnames().empty() ? name : "--" + opt->get_lnames().front()) + "=" + attached);
+      continue;
+    }
+    if (!takes_value(opt) || i + 1 >= in.size()) {
+      out.args.push_back(name);
       continue;
     }
     // The next argument is this option's value, whatever it looks like.
@@ -106,27 +127,6 @@ NormalizedArgs normalize_args(const CLI::App& app, std::vector<std::string> in, 
   }
   return out;
 }
-
-namespace {
-
-// Help text lines of at most `width` columns (CLI11 prints a footer as is).
-std::string wrap(const std::string& text, size_t width) {
-  std::string out, line;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t end = std::min(text.find(' ', at), text.size());
-    const std::string word = text.substr(at, end - at);
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-    at = end + 1;
-  }
-  return out + line;
-}
-
-}  // namespace
 
 std::string describe_spellings(const CLI::App& app, const FlagSpellings& sp) {
   std::string aliases, ignored;

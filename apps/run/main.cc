@@ -111,5 +111,6 @@ int main(int argc, char** argv) {
   ck::app::add_run_flags(app, opts);
   ck::app::ChatOptions chat;
   ck::app::add_chat_flags(app, chat);
-  return ck::app::run_app(app, argc, argv, ck::app::llama_common_flags(), [&] { return ck::app::run(app, opts, chat); });
+  return ck::app::run_app(app, argc, argv, ck::app::llama_common_flags(),
+                          [&] { return ck::app::run(app, opts, chat); });
 }

@@ -127,7 +127,8 @@ TEST_CASE("ck-bench checks every model before printing: bad input leaves stdout 
 
 TEST_CASE("ck-bench JSON and CSV carry the real commit and no \"null\" text", "[bench][app][issue13]") {
   const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
-  const auto json = ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-r", "1", "-t", "1", "-o", "json"});
+  const auto json =
+      ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-r", "1", "-t", "1", "-o", "json"});
   REQUIRE(json.exit_code == 0);
   const auto results = nlohmann::json::parse(json.out);
   const std::string commit = results[0]["build_commit"];
@@ -136,7 +137,8 @@ TEST_CASE("ck-bench JSON and CSV carry the real commit and no \"null\" text", "[
   // A commit of this repository.
   CHECK(std::system(("git -C " + std::string(CK_SOURCE_DIR) + " cat-file -e " + commit + "^{commit}").c_str()) == 0);
 
-  const auto csv = ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-r", "1", "-t", "1", "-o", "csv"});
+  const auto csv =
+      ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-r", "1", "-t", "1", "-o", "csv"});
   REQUIRE(csv.exit_code == 0);
   CHECK(csv.out.find("null") == std::string::npos);
   CHECK(csv.out.find("\"" + commit + "\"") != std::string::npos);

@@ -182,7 +182,8 @@ TEST_CASE("ck-run: model files that are no model say what they are", "[ck-run][i
 }
 
 TEST_CASE("ck-run --log-level debug shows the SIMD target and the prompt's tokens", "[ck-run][issue13]") {
-  const auto r = run_app({"ck-run", "-m", stories_model(), "-p", "Once upon a time", "-n", "1", "--log-level", "debug"});
+  const auto r =
+      run_app({"ck-run", "-m", stories_model(), "-p", "Once upon a time", "-n", "1", "--log-level", "debug"});
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("SIMD target") != std::string::npos);

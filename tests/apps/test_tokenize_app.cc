@@ -26,7 +26,8 @@ TEST_CASE("ck-tokenize -f drops the file's final newline, as ck-run -f does", "[
 
 TEST_CASE("ck-tokenize parses special tokens written in the text by default", "[tokenize][issue13]") {
   const auto def = run_app({"ck-tokenize", "-m", kPhi3, "-p", "<|user|>Hi", "--ids", "--no-bos"});
-  const auto plain = run_app({"ck-tokenize", "-m", kPhi3, "-p", "<|user|>Hi", "--ids", "--no-bos", "--no-parse-special"});
+  const auto plain =
+      run_app({"ck-tokenize", "-m", kPhi3, "-p", "<|user|>Hi", "--ids", "--no-bos", "--no-parse-special"});
   INFO(def.err << plain.err);
   REQUIRE(def.exit_code == 0);
   REQUIRE(plain.exit_code == 0);

@@ -208,7 +208,9 @@ TEST_CASE("ck-perplexity refuses texts and contexts it cannot evaluate", "[relia
       {"empty text file", {"ck-perplexity", "-m", m, "-f", empty.string()}, "tokenizes to only"},
       {"text shorter than one chunk", {"ck-perplexity", "-m", m, "-f", tiny.string(), "-c", "128"}, "tokenizes to only 8 tokens"},
       {"-c below the minimum", {"ck-perplexity", "-m", m, "-f", text, "-c", "2"}, "-c"},
-      {"-c beyond the model (warned, then too long for the text)", {"ck-perplexity", "-m", m, "-f", tiny.string(), "-c", "100000"}, "100000"},
+      {"-c beyond the model (warned, then too long for the text)",
+       {"ck-perplexity", "-m", m, "-f", tiny.string(), "-c", "100000"},
+       "100000"},
       {"-t absurd", {"ck-perplexity", "-m", m, "-f", text, "-t", "100000", "--chunks", "1"}, "100000"},
       {"-b 0", {"ck-perplexity", "-m", m, "-f", text, "-b", "0"}, "-b"},
   });
