@@ -125,7 +125,11 @@ class PayloadWriter {
 // Reports source bytes done to the caller's progress callback.
 class ProgressCounter {
  public:
-  ProgressCounter(const ConvertProgress& report, uint64_t total) : report_(report), total_(total) {}
+  // Reports 0 at once: the GGUF has been validated when the counter is made,
+  // which is what a caller that announces the conversion waits for.
+  ProgressCounter(const ConvertProgress& report, uint64_t total) : report_(report), total_(total) {
+    if (report_) report_(0, total_);
+  }
   void advance(uint64_t n) {
     done_ += n;
     if (report_) report_(done_, total_);

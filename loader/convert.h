@@ -41,7 +41,9 @@ std::filesystem::path cached_bump_path(const std::filesystem::path& gguf);
 // mtime and a SHA-256 of its first MiB recorded in the bump; when none
 // matches it is converted next to it when that folder is writable, else into
 // the cache folder. The file kind is recognised by its magic, not its name.
-// A conversion prints a one-line notice on stderr and reports to `progress`.
+// A conversion prints a one-line notice on stderr, once the GGUF has been
+// validated (a file about to be refused is not announced), and reports to
+// `progress`.
 std::filesystem::path prepare_model(const std::filesystem::path& path, const ConvertProgress& progress = {});
 
 }  // namespace ck

@@ -10,6 +10,12 @@
 namespace ck {
 
 FileKind detect_file_kind(const std::filesystem::path& path) {
+  // An ifstream opens a directory on Linux and reads nothing from it, which
+  // would be reported as a bad magic.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw std::runtime_error(path.string() + ": is a directory, not a model file (give the .gguf or .bump in it)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path.string() + ": cannot open: " + std::strerror(errno));
   char magic[8] = {};

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "loader/byte_reader.h"
+#include "loader/ggml_type_name.h"
 
 namespace ck {
 
@@ -106,8 +107,11 @@ GgufFile GgufFile::parse(std::span<const uint8_t> bytes, std::string source) {
     const uint32_t ggml_type = r.read<uint32_t>("tensor type");
     const auto dtype = dtype_from_ggml(ggml_type);
     if (!dtype) {
-      r.fail_at(type_offset, what + " has ggml type " + std::to_string(ggml_type) +
-                                 ", which is unknown or unsupported");
+      const std::string name = ggml_type_name(ggml_type);
+      r.fail_at(type_offset, what + (name.empty() ? " has ggml type " + std::to_string(ggml_type) + ", which is unknown"
+                                                  : " has type " + name + " (ggml type " + std::to_string(ggml_type) +
+                                                        "), which ck does not support") +
+                                 "; ck reads " + readable_ggml_type_names());
     }
     t.type = *dtype;
     const DTypeTraits& tr = traits(t.type);

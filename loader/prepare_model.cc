@@ -91,10 +91,19 @@ fs::path prepare_model(const fs::path& path, const ConvertProgress& progress) {
     fs::create_directories(cached.parent_path());
     target = cached;
   }
-  spdlog::info("converting {} -> {}", path.string(), target.string());
-  std::fprintf(stderr, "ck: converting %s to %s (once; later runs reuse it)\n", path.string().c_str(),
-               target.string().c_str());
-  convert_gguf_to_bump(path, target, progress);
+  // The notice waits for the first progress report, which comes once the GGUF
+  // has been validated: a file about to be refused is not announced as being
+  // converted.
+  bool announced = false;
+  convert_gguf_to_bump(path, target, [&](uint64_t done, uint64_t total) {
+    if (!announced) {
+      announced = true;
+      spdlog::info("converting {} -> {}", path.string(), target.string());
+      std::fprintf(stderr, "ck: converting %s to %s (once; later runs reuse it)\n", path.string().c_str(),
+                   target.string().c_str());
+    }
+    if (progress) progress(done, total);
+  });
   return target;
 }
 

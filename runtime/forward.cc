@@ -9,6 +9,7 @@
 #include "kernels/dtype.h"
 #include "kernels/gemv.h"
 #include "kernels/ops.h"
+#include "runtime/session.h"
 
 namespace ck {
 namespace {
@@ -77,13 +78,15 @@ void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
 }  // namespace
 
 void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n, int pos,
-             float* all_logits) {
+             float* all_logits, const std::function<bool()>& stop) {
   const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), ffn = c.ffn_dim;
   float* x = s.x.get();
 
   for (int t = 0; t < n; ++t) embed(w.token_embd, tokens[t], x + t * dim);
 
   for (int l = 0; l < c.n_layers; ++l) {
+    // Between layers: a long prefill batch (seconds) stops within one layer's time.
+    if (stop && stop()) throw EvalStopped();
     const LayerView& L = w.layers[l];
 
     // attention: xb = rmsnorm(x); q, k, v = xb @ Wq, Wk, Wv (+ biases); RoPE on q and k

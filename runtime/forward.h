@@ -1,6 +1,7 @@
 // The llama / qwen2 forward pass over a batch of consecutive tokens.
 #pragma once
 #include <cstdint>
+#include <functional>
 
 #include "loader/model_config.h"
 #include "runtime/run_state.h"
@@ -13,8 +14,11 @@ namespace ck {
 // values to the cache. One token takes the matrix-vector path (decode), more
 // the matrix-matrix path that reads each weight once per batch (prefill).
 // Writes the logits of the last token to s.logits, or of every token to
-// all_logits (n x vocab) when it is not null. Allocates nothing.
+// all_logits (n x vocab) when it is not null. Allocates nothing. `stop`, when
+// set, is asked before each layer; true throws EvalStopped (session.h) and
+// leaves the cache rows of these positions partly written (the Session does
+// not count them).
 void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n, int pos,
-             float* all_logits);
+             float* all_logits, const std::function<bool()>& stop = {});
 
 }  // namespace ck

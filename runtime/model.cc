@@ -1,9 +1,12 @@
 #include "runtime/model.h"
 
+#include <spdlog/spdlog.h>
+
 #include <map>
 #include <stdexcept>
 
 #include "kernels/dtype.h"
+#include "kernels/simd_target.h"
 #include "loader/convert.h"
 #include "runtime/features.h"
 #include "runtime/weights.h"
@@ -31,6 +34,9 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const Load
     throw std::runtime_error(file.source() + ": the tokenizer has " + std::to_string(tokenizer.n_vocab()) +
                              " tokens but the embedding only " + std::to_string(c.vocab_size) + " rows");
   }
+  // --log-level debug in the apps: what was loaded and which kernels run it.
+  spdlog::debug("{}: {} {} layers, dim {}, trained context {}, vocabulary {}; kernels: SIMD target {}",
+                bump.string(), c.arch, c.n_layers, c.dim, c.context_len, tokenizer.n_vocab(), active_simd_target());
   std::unique_ptr<Model> m(new Model());
   m->impl_ = std::make_unique<Impl>(Impl{bump, std::move(file), std::move(weights), std::move(tokenizer)});
   return m;

@@ -22,6 +22,7 @@ struct Session::Impl {
   RunState state;
   size_t bytes = 0;
   int n_past = 0;
+  std::function<bool()> stop;
 
   void check_tokens(std::span<const int32_t> tokens) const {
     const ModelConfig& c = model.config();
@@ -45,7 +46,7 @@ struct Session::Impl {
     for (size_t done = 0; done < tokens.size();) {
       const int n = static_cast<int>(std::min<size_t>(state.n_batch, tokens.size() - done));
       float* out = all_logits ? all_logits + done * c.vocab_size : nullptr;
-      forward(c, model.weights(), state, tokens.data() + done, n, n_past, out);
+      forward(c, model.weights(), state, tokens.data() + done, n, n_past, out, stop);
       n_past += n;
       done += n;
     }
@@ -55,7 +56,7 @@ struct Session::Impl {
 Session::Session(const Model& model, const SessionOptions& opts) {
   const ModelConfig& c = model.config();
   const int n_ctx = opts.n_ctx == 0 ? c.context_len : opts.n_ctx;
-  if (n_ctx < 1 || n_ctx > c.context_len) {
+  if (n_ctx < 1 || (n_ctx > c.context_len && !opts.allow_longer_context)) {
     throw std::runtime_error("context size " + std::to_string(n_ctx) + " out of range: the model was trained for 1 to " +
                              std::to_string(c.context_len) + " tokens");
   }
@@ -70,7 +71,7 @@ Session::Session(const Model& model, const SessionOptions& opts) {
                              " for the KV cache and activations, but only " + mib(*avail) +
                              " is available (MemAvailable); use a smaller context (-c)");
   }
-  impl_ = std::make_unique<Impl>(Impl{model, make_run_state(c, n_ctx, n_batch, n_scratch), bytes, 0});
+  impl_ = std::make_unique<Impl>(Impl{model, make_run_state(c, n_ctx, n_batch, n_scratch), bytes, 0, {}});
 }
 
 Session::~Session() = default;
@@ -85,6 +86,8 @@ void Session::eval_all(std::span<const int32_t> tokens, std::vector<float>& out)
   out.resize(tokens.size() * static_cast<size_t>(impl_->model.config().vocab_size));
   impl_->run(tokens, out.data());
 }
+
+void Session::set_stop_check(std::function<bool()> stop) { impl_->stop = std::move(stop); }
 
 int Session::n_past() const { return impl_->n_past; }
 int Session::n_ctx() const { return impl_->state.n_ctx; }

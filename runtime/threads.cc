@@ -53,9 +53,9 @@ int default_threads() {
 }
 
 void set_threads(int n) {
-  if (n < 0 || n > max_threads()) {
-    throw std::runtime_error("thread count " + std::to_string(n) + " out of range: this machine runs 1 to " +
-                             std::to_string(max_threads()) + " threads (0 = default, " +
+  if (n < 0 || n > kMaxThreads) {
+    throw std::runtime_error("thread count " + std::to_string(n) + " out of range: 1 to " +
+                             std::to_string(kMaxThreads) + " threads (0 = default, " +
                              std::to_string(default_threads()) + ")");
   }
   omp_set_num_threads(n == 0 ? default_threads() : n);

@@ -11,8 +11,10 @@
 #include "apps/bench/printers.h"
 #include "apps/bench/runner.h"
 #include "apps/common/app_main.h"
-#include "apps/common/flag_aliases.h"
+#include "apps/common/llama_flags.h"
+#include "apps/common/model_path.h"
 #include "apps/common/progress.h"
+#include "apps/common/thread_count.h"
 #include "kernels/bandwidth.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
@@ -38,21 +40,21 @@ int main(int argc, char** argv) {
   int reps = 5, n_batch = 512;
   std::string output = "md";
   bool no_warmup = false;
-  app.add_option("-m,--model", models, "Model files (.gguf or .bump), repeatable; default: " +
-                                           ck::app::default_model_path().string())
+  app.add_option("-m,--model", models, "Model files (.gguf or .bump), repeatable or comma-separated; " +
+                                           ck::app::default_model_help())
       ->delimiter(',');
   app.add_option("-p,--n-prompt", prompt, "Prompt lengths (ppN tests): 512 or 128,512 or 64-512*2")->capture_default_str();
   app.add_option("-n,--n-gen", gen, "Generated lengths (tgN tests)")->capture_default_str();
   app.add_option("--pg", pg, "Prompt then generation, PROMPT,GEN (ppP+tgG tests), repeatable (also -pg)");
   app.add_option("-d,--n-depth", depth, "Context depth each test starts at")->capture_default_str();
-  app.add_option("-t,--threads", threads, "Thread counts, e.g. 1,2 or 1-4 (default: physical cores)");
+  app.add_option("-t,--threads", threads,
+                 "Thread counts, e.g. 1,2 or 1-4 (default: physical cores); more than the CPUs warns and runs");
   app.add_option("-b,--batch-size", n_batch, "Prefill batch")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("-r,--repetitions", reps, "Timed repetitions per test")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("-o,--output", output, "Output format: md, csv, json, jsonl")->capture_default_str();
   app.add_flag("--no-warmup", no_warmup, "Skip the untimed warm-up run of each test");
 
-  ck::app::AliasedArgs args(argc, argv, {{"-pg", "--pg"}});
-  return ck::app::run_app(app, args.argc(), args.argv(), [&] {
+  return ck::app::run_app(app, argc, argv, ck::app::llama_bench_flags(), [&] {
     const auto format = ck::bench::parse_output_format(output);
     std::vector<std::pair<int, int>> pgs;
     for (const auto& s : pg) pgs.push_back(ck::bench::parse_pg(s));
@@ -61,8 +63,13 @@ int main(int argc, char** argv) {
     std::vector<int> thread_counts = threads.empty() ? std::vector<int>{ck::default_threads()} : ints(threads);
     for (int t : thread_counts) {
       if (t < 1) throw std::runtime_error("-t: thread counts must be at least 1");
+      ck::app::resolve_thread_count(t, "-t", "ck-bench");
     }
-    if (models.empty()) models.push_back(ck::app::default_model_path().string());
+    if (models.empty()) models.push_back(ck::app::model_or_default("", "ck-bench").string());
+    // Every model is loaded once before anything is printed (converting a
+    // GGUF on first use): a bad path or an unsupported model is an error with
+    // empty stdout, never a table or JSON array cut short.
+    for (const std::string& m : models) ck::Model::load(m);
 
     int max_ctx = 0;
     for (const auto& t : tests) max_ctx = std::max(max_ctx, t.n_depth + t.n_prompt + t.n_gen);
@@ -81,6 +88,7 @@ int main(int argc, char** argv) {
 
     auto printer = ck::bench::make_printer(format, stdout);
     printer->header();
+    const ck::bench::FooterGuard footer(*printer);
     for (size_t mi = 0; mi < models.size(); ++mi) {
       ck::bench::reset_peak_rss();  // each model's own peak (not the probe's buffer or the previous model)
       const auto t0 = std::chrono::steady_clock::now();
@@ -109,7 +117,6 @@ int main(int argc, char** argv) {
       }
     }
     bar.clear();
-    printer->footer();
     return 0;
   });
 }

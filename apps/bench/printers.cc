@@ -1,6 +1,8 @@
 #include "apps/bench/printers.h"
 
 #include <cstdlib>
+
+#include "apps/common/version.h"
 #include <string>
 #include <vector>
 
@@ -28,8 +30,10 @@ class JsonPrinter : public Printer {
   bool first_ = true;
 };
 
+// Every field quoted, as llama-bench writes them; a JSON null (ttft_ms of a
+// test without one) is an empty field, never the text "null".
 std::string csv_field(const nlohmann::ordered_json& v) {
-  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  std::string s = v.is_null() ? "" : v.is_string() ? v.get<std::string>() : v.dump();
   std::string quoted = "\"";
   for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
@@ -137,7 +141,7 @@ std::string format_params(uint64_t n) {
 
 nlohmann::ordered_json to_json(const Result& r) {
   nlohmann::ordered_json j;
-  j["build_commit"] = "ck";
+  j["build_commit"] = std::string(ck::app::build_commit());
   j["cpu_info"] = r.cpu_info;
   j["backends"] = "CPU";
   j["model_filename"] = r.model_filename;

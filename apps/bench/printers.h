@@ -21,6 +21,19 @@ class Printer {
   virtual void footer() {}
 };
 
+// Prints the footer when it goes out of scope, also when a run fails part way,
+// so that JSON output is always a closed array.
+class FooterGuard {
+ public:
+  explicit FooterGuard(Printer& p) : p_(p) {}
+  ~FooterGuard() { p_.footer(); }
+  FooterGuard(const FooterGuard&) = delete;
+  FooterGuard& operator=(const FooterGuard&) = delete;
+
+ private:
+  Printer& p_;
+};
+
 std::unique_ptr<Printer> make_printer(OutputFormat format, std::FILE* out);
 
 // "135.06 MiB", "1.23 GiB" and "134.52 M", "1.10 B", as llama-bench prints them.

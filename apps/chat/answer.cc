@@ -1,7 +1,11 @@
 #include "apps/chat/answer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <cstdio>
+
+#include "apps/common/thread_count.h"
 
 namespace ck::app {
 namespace {
@@ -25,13 +29,27 @@ std::string generate_answer(const Conversation& conv, Session& session, CachedTo
                             const tok::Tokenizer& tokenizer, const AnswerRequest& req, TurnStats& stats) {
   stats = TurnStats{};
   stats.n_ctx = session.n_ctx();
+  const std::string rendered = conv.render();
+  spdlog::debug("rendered conversation ({} bytes):\n{}", rendered.size(), rendered);
   const std::vector<int32_t> prompt = conv.prompt_tokens();
+  const volatile std::sig_atomic_t* interrupted = req.interrupted;
+  session.set_stop_check([interrupted] { return *interrupted != 0; });
   auto t0 = std::chrono::steady_clock::now();
-  std::span<const float> logits = cache.sync(session, prompt, stats.n_prompt);
+  std::span<const float> logits;
+  try {
+    PrefillThreads threads(req.n_threads_batch, req.n_threads);
+    logits = cache.sync(session, prompt, stats.n_prompt);
+  } catch (const EvalStopped&) {
+    stats.prompt_s = seconds_since(t0);
+    stats.n_prompt = 0;
+    stats.stop = StopReason::Interrupted;
+    stats.n_past = session.n_past();
+    return {};
+  }
   stats.prompt_s = seconds_since(t0);
 
   std::string answer;
-  tok::StreamDecoder decoder(tokenizer);
+  tok::StreamDecoder decoder(tokenizer, req.render_special);
   t0 = std::chrono::steady_clock::now();
   while (true) {
     if (*req.interrupted) { stats.stop = StopReason::Interrupted; break; }
@@ -46,7 +64,12 @@ std::string generate_answer(const Conversation& conv, Session& session, CachedTo
     if (!text.empty()) req.on_text(text);
     ++stats.n_gen;
     if (session.n_past() >= session.n_ctx()) { stats.stop = StopReason::ContextFull; break; }
-    logits = cache.push(session, token);
+    try {
+      logits = cache.push(session, token);
+    } catch (const EvalStopped&) {  // Ctrl-C during this token's forward pass
+      stats.stop = StopReason::Interrupted;
+      break;
+    }
   }
   const std::string tail = decoder.flush();
   answer += tail;

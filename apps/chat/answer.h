@@ -30,10 +30,14 @@ struct AnswerRequest {
   int n_predict = -1;                             // -1 = no limit
   const volatile std::sig_atomic_t* interrupted;  // set by the SIGINT handler
   std::function<void(std::string_view)> on_text;  // streamed, complete UTF-8
+  int n_threads = 1;                              // -t while generating
+  int n_threads_batch = 1;                        // -tb while the prompt is evaluated
+  bool render_special = false;                    // -sp
 };
 
 // Brings the cache to the conversation's prompt, then generates. Returns the
-// answer text; `stats` tells how it ended.
+// answer text; `stats` tells how it ended. A Ctrl-C (req.interrupted) also
+// stops the prompt's evaluation between two layers.
 std::string generate_answer(const Conversation& conv, Session& session, CachedTokens& cache, Sampler& sampler,
                             const tok::Tokenizer& tokenizer, const AnswerRequest& req, TurnStats& stats);
 

@@ -1,18 +1,21 @@
 #include "apps/chat/chat_repl.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 #include <stdexcept>
 
 #include "apps/chat/answer.h"
-#include "apps/common/app_main.h"
 #include "apps/chat/conversation.h"
 #include "apps/chat/line_reader.h"
+#include "apps/common/app_main.h"
+#include "apps/common/plural.h"
+#include "apps/common/text_file.h"
 #include "apps/common/utf8_input.h"
 
 namespace ck::app {
@@ -45,17 +48,17 @@ constexpr const char* kHelp =
     "  /system TEXT   set the system prompt (empty TEXT removes it)\n"
     "  /stats         speed of the last answer and context use\n"
     "  /help          this list\n"
-    "  A line ending in \\ continues on the next line. Ctrl-C stops an answer,\n"
-    "  or throws away a message being typed.\n";
+    "  A line ending in \\ continues on the next line. Ctrl-C stops an answer (also while the\n"
+    "  message is still being read in), or throws away a message being typed. When the context\n"
+    "  is full, the oldest messages are dropped to make room (the system prompt stays).\n";
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open the system prompt file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  require_utf8(s, path, /*with_line=*/true);
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+std::string read_system_prompt_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw std::runtime_error("the system prompt file (--system-prompt-file, -sysf) " + path + " does not exist");
+  }
+  std::string s = read_text_file(path);
+  drop_final_newline(s);
   return s;
 }
 
@@ -63,6 +66,8 @@ std::string default_history_file() {
   const char* home = std::getenv("HOME");
   return std::string(home && *home ? home : ".") + "/.ck_history";
 }
+
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 
 class Repl {
  public:
@@ -72,11 +77,17 @@ class Repl {
         opts_(opts),
         conv_(tok_, tok::select_chat_template(tok_.chat_template(), opts.chat_template), std::move(system)),
         sampler_(opts.sampling, tok_.n_vocab()),
-        color_(isatty(STDERR_FILENO) != 0) {}
+        color_(isatty(STDERR_FILENO) != 0) {
+    const tok::ChatTemplate t = tok::select_chat_template(tok_.chat_template(), opts.chat_template);
+    spdlog::debug("chat template: {} ({}); default system prompt: '{}'", tok::chat_family_name(t.family),
+                  opts.chat_template.empty() ? "recognised from the model's tokenizer.chat_template"
+                                             : "--chat-template " + opts.chat_template,
+                  t.default_system);
+  }
 
   // Runs one user message or command; false = leave.
   bool handle(const std::string& input) {
-    if (input.empty()) return true;
+    if (blank(input)) return true;  // an empty or all-blank line is not a message
     if (input[0] != '/') {
       // Invalid UTF-8 is not sent to the model; the REPL goes on (docs/apps.md).
       if (auto problem = utf8_problem(input, /*with_line=*/input.find('\n') != std::string::npos)) {
@@ -120,39 +131,73 @@ class Repl {
     return true;
   }
 
+  int answers() const { return answers_; }
+
  private:
   void notice(const std::string& text) {
     std::fflush(stdout);
     std::fprintf(stderr, color_ ? "\033[2m%s\033[0m\n" : "%s\n", text.c_str());
   }
 
+  // Room the answer needs: -n when set (up to half the context), else a
+  // quarter of the context.
+  size_t answer_room() const {
+    const int n_ctx = session_.n_ctx();
+    const int room = opts_.n_predict >= 0 ? std::min(opts_.n_predict, n_ctx / 2) : n_ctx / 4;
+    return static_cast<size_t>(std::max(room, 1));
+  }
+
+  // When the conversation and room for an answer no longer fit the context,
+  // the oldest exchanges go first (the system prompt and the message being
+  // answered stay), and the user is told.
+  void make_room() {
+    const size_t n_ctx = static_cast<size_t>(session_.n_ctx());
+    size_t dropped = 0;
+    while (conv_.prompt_tokens().size() + answer_room() > n_ctx) {
+      const size_t n = conv_.drop_oldest_exchange();
+      if (n == 0) break;
+      dropped += n;
+    }
+    if (dropped > 0) {
+      notice("[the context is full: dropped the oldest " + count_of(static_cast<long long>(dropped), "message") +
+             (conv_.system_prompt().empty() ? "" : "; the system prompt stays") + "]");
+    }
+  }
+
   // A Ctrl-C from the moment the message was sent stops this answer; the
   // flag is cleared only when the next prompt is shown.
   void answer() {
-    AnswerRequest req{opts_.n_predict, &g_interrupted, [](std::string_view text) {
+    make_room();
+    AnswerRequest req{opts_.n_predict, &g_interrupted,
+                      [](std::string_view text) {
                         std::fwrite(text.data(), 1, text.size(), stdout);
                         std::fflush(stdout);
-                      }};
+                      },
+                      opts_.n_threads, opts_.n_threads_batch, opts_.render_special};
     TurnStats stats;
     std::string text;
     try {
       text = generate_answer(conv_, session_, cache_, sampler_, tok_, req, stats);
     } catch (const std::runtime_error& e) {
-      // The question does not fit: say so, keep the history as it was.
+      // Even this message alone does not fit: say so, keep the history as it was.
       conv_.drop_last("user");
       notice(std::string("cannot answer: ") + e.what() + "; /clear starts a new conversation");
       return;
     }
     std::fputs("\n", stdout);
     conv_.add("assistant", std::move(text));
+    ++answers_;
     last_ = stats;
     have_stats_ = true;
     if (stats.stop == StopReason::Interrupted) notice("[answer stopped]");
+    if (stats.stop == StopReason::Limit) {
+      notice("[answer cut off at -n " + std::to_string(opts_.n_predict) + " tokens]");
+    }
     if (stats.stop == StopReason::ContextFull) notice("[the context is full: answer cut off]");
     notice(format_stats(stats));
     if (stats.n_past * 10 >= stats.n_ctx * 9) {
       notice("the context is " + std::to_string(100 * stats.n_past / stats.n_ctx) +
-             "% full; /clear starts a new conversation");
+             "% full; the oldest messages will be dropped to make room (/clear starts a new conversation)");
     }
   }
 
@@ -165,28 +210,37 @@ class Repl {
   bool color_;
   TurnStats last_;
   bool have_stats_ = false;
+  int answers_ = 0;
 };
 
 }  // namespace
 
+std::string_view chat_commands_help() { return kHelp; }
+
 int run_chat(Model& model, Session& session, const ChatOptions& opts) {
   if (opts.system_prompt_file.empty()) require_utf8(opts.system_prompt, "the system prompt (-sys)", false);
   const std::string system =
-      opts.system_prompt_file.empty() ? opts.system_prompt : read_text_file(opts.system_prompt_file);
+      opts.system_prompt_file.empty() ? opts.system_prompt : read_system_prompt_file(opts.system_prompt_file);
   session.reset();
   Repl repl(model, session, opts, system);
   SigintFlag sigint;
   const bool interactive = isatty(STDIN_FILENO) != 0;
+  if (!opts.first_message.empty()) {
+    if (interactive) std::printf("> %s\n", opts.first_message.c_str());
+    repl.handle(opts.first_message);
+    if (opts.single_turn) return 0;
+  }
   auto reader = interactive ? make_terminal_reader(opts.history_file.empty() ? default_history_file()
                                                                              : opts.history_file,
                                                    &g_interrupted)
-                            : make_stream_reader(opts.single_turn);
+                            : make_stream_reader();
   if (interactive) std::fputs("Chat: /help for commands, Ctrl-D or /exit to leave.\n", stderr);
   InputEnd end = InputEnd::Eof;
   while (true) {
     g_interrupted = 0;
     const auto message = reader->read(end);
     if (!message || !repl.handle(*message)) break;
+    if (opts.single_turn && repl.answers() > 0) break;
   }
   if (interactive && end == InputEnd::Interrupt) std::fputs("\n", stderr);
   return 0;

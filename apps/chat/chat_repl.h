@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "apps/common/generation_flags.h"
 #include "runtime/model.h"
 #include "runtime/sampler.h"
 #include "runtime/session.h"
@@ -22,22 +23,33 @@ struct ChatOptions {
   std::string chat_template;
   SamplerParams sampling;          // the answer sampler (temp 0 = greedy)
   int n_predict = -1;              // max tokens per answer; -1 = until end of turn or context full
-  bool single_turn = false;        // stdin not a terminal: the whole input is one message
+  int n_threads = 1;               // -t while answering
+  int n_threads_batch = 1;         // -tb while the new part of the conversation is evaluated
+  bool render_special = false;     // -sp: special tokens in answers printed as text
+  // -p / -f: the first user message, answered before any input is read (as
+  // llama.cpp's -cnv -p does); empty = none.
+  std::string first_message;
+  bool single_turn = false;        // -st: answer one message, then leave (llama.cpp's meaning)
   std::string history_file;        // libedit history; empty = ~/.ck_history
 };
 
-// Adds the chat-only flags (--system-prompt, --system-prompt-file,
-// --chat-template, --single-turn) to `app`, writing into `opts`. Sampling and
-// -n flags belong to the caller, who copies them into opts.sampling /
-// opts.n_predict before run_chat. CLI11 takes no multi-letter short flags:
-// respell llama.cpp's -sys / -sysf with kChatFlagAliases before parsing
-// (apps/common/flag_aliases.h).
+// Adds the chat-only flags (--system-prompt (-sys), --system-prompt-file
+// (-sysf), --chat-template, --single-turn (-st)) to `app`, writing into
+// `opts`, and the chat's commands to the --help text. The generation flags
+// belong to the caller (add_generation_flags), who hands them over with
+// take_generation_options before run_chat.
 void add_chat_flags(CLI::App& app, ChatOptions& opts);
-inline constexpr std::pair<std::string_view, std::string_view> kChatFlagAliases[] = {
-    {"-sys", "--system-prompt"}, {"-sysf", "--system-prompt-file"}};
 
-// Runs the conversation until /exit, Ctrl-D, Ctrl-C at an empty prompt, or EOF
-// of a non-terminal stdin. Answers go to stdout, stats and notices to stderr.
+// Copies sampling (with the seed), -n, -t, -tb and -sp into `chat`.
+void take_generation_options(const GenerationOptions& gen, ChatOptions& chat);
+
+// The slash commands and keys, as /help and --help list them.
+std::string_view chat_commands_help();
+
+// Answers opts.first_message if any, then runs the conversation until /exit,
+// Ctrl-D, Ctrl-C at an empty prompt, EOF of a non-terminal stdin, or (with
+// single_turn) the first answer. Answers go to stdout, stats and notices to
+// stderr.
 // Returns the process exit code (0); throws std::runtime_error on bad options
 // (unknown template, unreadable -sysf file, a system prompt that is not valid
 // UTF-8). A message that is not valid UTF-8 is not sent: a notice on stderr

@@ -20,14 +20,27 @@ bool Conversation::drop_last(const std::string& role) {
 
 void Conversation::clear() { messages_.clear(); }
 
+size_t Conversation::drop_oldest_exchange() {
+  // The first message and the replies up to the next user message; never the
+  // last message.
+  size_t n = 1;
+  while (n < messages_.size() && messages_[n].role != "user") ++n;
+  if (n >= messages_.size()) return 0;
+  messages_.erase(messages_.begin(), messages_.begin() + static_cast<std::ptrdiff_t>(n));
+  return n;
+}
+
 void Conversation::set_system(std::string system_prompt) { system_ = std::move(system_prompt); }
 
-std::vector<int32_t> Conversation::prompt_tokens() const {
+std::string Conversation::render() const {
   std::vector<tok::ChatMessage> all;
   if (!system_.empty()) all.push_back({"system", system_});
   all.insert(all.end(), messages_.begin(), messages_.end());
-  const std::string text = tok::render_chat(tmpl_, all, /*add_generation_prompt=*/true);
-  return tokenizer_.encode(text, /*add_special=*/true, /*parse_special=*/true);
+  return tok::render_chat(tmpl_, all, /*add_generation_prompt=*/true);
+}
+
+std::vector<int32_t> Conversation::prompt_tokens() const {
+  return tokenizer_.encode(render(), /*add_special=*/true, /*parse_special=*/true);
 }
 
 size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
@@ -48,7 +61,13 @@ std::span<const float> CachedTokens::sync(Session& session, std::span<const int3
   session.truncate(static_cast<int>(keep));
   tokens_.resize(keep);
   const auto rest = target.subspan(keep);
-  const auto logits = session.eval(rest);
+  std::span<const float> logits;
+  try {
+    logits = session.eval(rest);
+  } catch (const EvalStopped&) {
+    session.truncate(static_cast<int>(keep));  // drop the batches that finished: the cache matches tokens_
+    throw;
+  }
   tokens_.insert(tokens_.end(), rest.begin(), rest.end());
   n_evaluated = static_cast<int>(rest.size());
   return logits;

@@ -26,13 +26,19 @@ class Conversation {
   // a turn that does not fit drops the question); false if not.
   bool drop_last(const std::string& role);
   void clear();  // everything but the system prompt
+  // Forgets the oldest question and its answer (the system prompt stays, and
+  // so does the last message, the one being answered): what a full context
+  // gives up first. Returns the messages removed, 0 when nothing can go.
+  size_t drop_oldest_exchange();
   void set_system(std::string system_prompt);
   const std::string& system_prompt() const { return system_; }
   size_t size() const { return messages_.size(); }
   bool empty() const { return messages_.empty(); }
   const tok::ChatMessage& back() const { return messages_.back(); }
 
-  // The rendered conversation plus the assistant header, as tokens.
+  // The conversation through the template, plus the assistant header.
+  std::string render() const;
+  // render(), as tokens.
   std::vector<int32_t> prompt_tokens() const;
 
  private:
@@ -49,7 +55,8 @@ class CachedTokens {
  public:
   // Makes the cache hold exactly `target` (which must be non-empty) and
   // returns the logits of its last token. Sets `n_evaluated` to the tokens
-  // actually run through the model.
+  // actually run through the model. When the session's stop check stops the
+  // evaluation, EvalStopped passes through with the cache at the common prefix.
   std::span<const float> sync(Session& session, std::span<const int32_t> target, int& n_evaluated);
   // A generated token, evaluated: returns its logits.
   std::span<const float> push(Session& session, int32_t token);

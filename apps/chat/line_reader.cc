@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <iterator>
 #include <memory>
 
 namespace ck::app {
@@ -94,17 +93,8 @@ class TerminalReader : public LineReader {
 
 class StreamReader : public LineReader {
  public:
-  explicit StreamReader(bool whole_input) : whole_(whole_input) {}
-
   std::optional<std::string> read(InputEnd& end) override {
     end = InputEnd::Eof;
-    if (whole_) {
-      if (done_) return std::nullopt;
-      done_ = true;
-      std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-      while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
-      return all;
-    }
     std::string message, line;
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -116,10 +106,6 @@ class StreamReader : public LineReader {
     if (!message.empty()) return message;
     return std::nullopt;
   }
-
- private:
-  bool whole_;
-  bool done_ = false;
 };
 
 }  // namespace
@@ -135,8 +121,6 @@ std::unique_ptr<LineReader> make_terminal_reader(std::string history_file,
   return std::make_unique<TerminalReader>(std::move(history_file), interrupted);
 }
 
-std::unique_ptr<LineReader> make_stream_reader(bool whole_input) {
-  return std::make_unique<StreamReader>(whole_input);
-}
+std::unique_ptr<LineReader> make_stream_reader() { return std::make_unique<StreamReader>(); }
 
 }  // namespace ck::app

@@ -1,7 +1,7 @@
 // Where the user's messages come from. On a terminal: libedit (arrows,
 // Home/End, Ctrl-R, history in ~/.ck_history), a line ending in "\" goes on
 // on the next line, and lines pasted in one go stay one message. Otherwise:
-// one message per line of stdin, or all of stdin as one message.
+// one message per line of stdin (a line ending in "\" goes on on the next).
 #pragma once
 #include <csignal>
 #include <memory>
@@ -23,7 +23,7 @@ class LineReader {
 // input; with a message begun it discards the message (and clears the flag).
 std::unique_ptr<LineReader> make_terminal_reader(std::string history_file,
                                                  volatile std::sig_atomic_t* interrupted);
-std::unique_ptr<LineReader> make_stream_reader(bool whole_input);
+std::unique_ptr<LineReader> make_stream_reader();
 
 // "\"-continued lines joined: strips a trailing backslash (true) or not (false).
 bool strip_continuation(std::string& line);

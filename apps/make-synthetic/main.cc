@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "apps/common/app_main.h"
+#include "apps/common/plural.h"
 #include "apps/make-synthetic/synthetic_model.h"
 
 int main(int argc, char** argv) {
@@ -35,8 +36,9 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const ck::SyntheticStats s = ck::write_synthetic_model(vocab, out, o);
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("wrote %s: %s, %.3f B parameters, %.1f MB of tensor data in %.1f s (%d threads)\n", out.c_str(),
-                mix.c_str(), s.n_params / 1e9, s.data_bytes / 1e6, sec, threads);
+    std::printf("wrote %s: %s, %.3f B parameters, %.1f MB of tensor data in %.1f s (%s)\n", out.c_str(),
+                mix.c_str(), s.n_params / 1e9, s.data_bytes / 1e6, sec,
+                ck::app::count_of(threads, "thread").c_str());
     return 0;
   });
 }

@@ -5,13 +5,15 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "apps/common/app_main.h"
+#include "apps/common/context_size.h"
+#include "apps/common/llama_flags.h"
+#include "apps/common/model_path.h"
 #include "apps/common/progress.h"
-#include "apps/common/utf8_input.h"
+#include "apps/common/text_file.h"
+#include "apps/common/thread_count.h"
 #include "apps/perplexity/chunks.h"
 #include "apps/perplexity/kld_file.h"
 #include "apps/perplexity/kld_stats.h"
@@ -32,18 +34,6 @@ struct Options {
   bool kld = false;
   int kld_top_k = 32;
 };
-
-// The text to evaluate; refused when it is not valid UTF-8 (naming the file,
-// byte offset and line), before the model is loaded.
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  ck::app::require_utf8(text, path, /*with_line=*/true);
-  return text;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -86,7 +76,9 @@ int run_perplexity(ck::Model& model, const Options& o, const std::string& text) 
                seconds_since(t0));
 
   const ck::app::ChunkPlan plan = ck::app::plan_chunks(tokens.size(), o.n_ctx, o.n_chunks);
-  ck::Session session(model, ck::SessionOptions{.n_ctx = plan.n_ctx, .n_batch = std::min(o.n_batch, plan.n_ctx)});
+  ck::Session session(model, ck::SessionOptions{.n_ctx = plan.n_ctx,
+                                                .n_batch = std::min(o.n_batch, plan.n_ctx),
+                                                .allow_longer_context = true});
   std::fprintf(stderr, "ck-perplexity: %d chunks of %d tokens, scoring %d per chunk, batch %d, BOS %s\n", plan.n_chunk,
                plan.n_ctx, plan.n_scored(), std::min(o.n_batch, plan.n_ctx), bos >= 0 ? "replaces each chunk's first token" : "not used");
 
@@ -139,7 +131,9 @@ int run_kl_divergence(ck::Model& model, const Options& o) {
   if (o.n_ctx != static_cast<int>(h.n_ctx)) {
     std::fprintf(stderr, "ck-perplexity: using the reference's context of %u tokens (not -c %d)\n", h.n_ctx, o.n_ctx);
   }
-  ck::Session session(model, ck::SessionOptions{.n_ctx = plan.n_ctx, .n_batch = std::min(o.n_batch, plan.n_ctx)});
+  ck::Session session(model, ck::SessionOptions{.n_ctx = plan.n_ctx,
+                                                .n_batch = std::min(o.n_batch, plan.n_ctx),
+                                                .allow_longer_context = true});
 
   ck::app::KldStats stats;
   ck::app::BaseRow row;
@@ -172,26 +166,33 @@ int main(int argc, char** argv) {
                "reference model",
                "ck-perplexity"};
   Options o;
-  app.add_option("-m,--model", o.model, "Model (.gguf or .bump); default: " + ck::app::default_model_path().string());
+  app.add_option("-m,--model", o.model, "Model (.gguf or .bump); " + ck::app::default_model_help());
   app.add_option("-f,--file", o.text_file,
                  "Text to evaluate, e.g. ../shared/data/wikitext-2/wikitext-2-raw-v1.test.txt");
-  app.add_option("-c,--ctx-size", o.n_ctx, "Tokens per chunk")->capture_default_str()->check(CLI::Range(4, 1 << 20));
+  app.add_option("-c,--ctx-size", o.n_ctx,
+                 "Tokens per chunk (at least 4); 0 = the model's training context. More than that warns and runs")
+      ->capture_default_str();
   app.add_option("--chunks", o.n_chunks, "Evaluate at most N chunks (default: all)")->check(CLI::PositiveNumber);
   app.add_option("-b,--batch-size", o.n_batch, "Tokens per prefill batch")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("-t,--threads", o.threads, "Threads (default: physical cores)")->check(CLI::NonNegativeNumber);
-  app.add_option("--kl-divergence-base", o.kld_base,
+  app.add_option("-t,--threads", o.threads,
+                 "Threads; 0 = one per physical core (the default). More than the CPUs warns and runs");
+  app.add_option("--kl-divergence-base,--save-all-logits", o.kld_base,
                  "Reference file: written by a perplexity run, read with --kl-divergence");
   app.add_flag("--kl-divergence", o.kld, "Compare the model against --kl-divergence-base (no -f needed)");
   app.add_option("--kl-top-k", o.kld_top_k, "Top tokens saved per position in the reference file")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  return ck::app::run_app(app, argc, argv, [&] {
+  return ck::app::run_app(app, argc, argv, ck::app::llama_common_flags(), [&] {
     if (o.kld && o.kld_base.empty()) throw std::runtime_error("--kl-divergence needs --kl-divergence-base FILE");
     if (!o.kld && o.text_file.empty()) throw std::runtime_error("no text to evaluate: give -f FILE");
-    ck::set_threads(o.threads);
-    const std::string text = o.kld ? std::string() : read_text(o.text_file);
+    ck::app::check_context_flag(o.n_ctx);
+    ck::set_threads(ck::app::resolve_thread_count(o.threads, "-t", "ck-perplexity"));
+    const std::string text = o.kld ? std::string() : ck::app::read_text_file(o.text_file);
     const auto t0 = std::chrono::steady_clock::now();
-    auto model = ck::Model::load(o.model.empty() ? ck::app::default_model_path() : std::filesystem::path(o.model));
+    auto model = ck::Model::load(ck::app::model_or_default(o.model, "ck-perplexity"));
     std::fprintf(stderr, "ck-perplexity: loaded %s in %.2f s\n", model->path().string().c_str(), seconds_since(t0));
+    // -c as everywhere: 0 = the model's context, more than it warns.
+    o.n_ctx = ck::app::resolve_context_size(o.n_ctx, app.count("--ctx-size") > 0, model->config().context_len,
+                                            "ck-perplexity");
     return o.kld ? run_kl_divergence(*model, o) : run_perplexity(*model, o, text);
   });
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 
+#include "apps/common/thread_count.h"
 #include "apps/run/interrupt.h"
 
 namespace ck::app {
@@ -24,44 +25,51 @@ void write(std::FILE* out, const std::string& text) {
 GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenizer& tokenizer,
                          std::span<const int32_t> prompt, const GenerationLimits& limits, std::FILE* out) {
   GenerationStats st;
+  st.prompt_total = static_cast<int>(prompt.size());
+  session.set_stop_check([] { return interrupted(); });
+  const int start = session.n_past();
   auto t0 = std::chrono::steady_clock::now();
   std::span<const float> logits;
-  for (size_t done = 0; done < prompt.size();) {
-    if (interrupted()) {
-      st.stop = StopReason::Interrupted;
-      return st;
-    }
-    const size_t n = std::min(prompt.size() - done, static_cast<size_t>(limits.n_batch));
-    logits = session.eval(prompt.subspan(done, n));
-    done += n;
-    st.prompt_tokens = static_cast<int>(done);
+  try {
+    PrefillThreads threads(limits.n_threads_batch, limits.n_threads);
+    logits = session.eval(prompt);
+  } catch (const EvalStopped&) {
+    st.prompt_tokens = session.n_past() - start;  // the batches that finished
+    st.prompt_seconds = seconds_since(t0);
+    st.stop = StopReason::Interrupted;
+    return st;
   }
+  st.prompt_tokens = st.prompt_total;
   for (int32_t t : prompt) sampler.accept(t);  // the penalty window includes the prompt, as in llama.cpp
   st.prompt_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  tok::StreamDecoder decoder(tokenizer);
+  tok::StreamDecoder decoder(tokenizer, limits.render_special);
   auto limit_reached = [&] { return limits.n_predict >= 0 && st.generated_tokens >= limits.n_predict; };
   st.stop = StopReason::TokenLimit;
-  while (!limit_reached()) {
-    if (interrupted()) {
-      st.stop = StopReason::Interrupted;
-      break;
+  try {
+    while (!limit_reached()) {
+      if (interrupted()) {
+        st.stop = StopReason::Interrupted;
+        break;
+      }
+      const int32_t token = sampler.sample(logits);
+      if (tokenizer.is_eog(token)) {
+        st.stop = StopReason::EndOfGeneration;
+        break;
+      }
+      sampler.accept(token);
+      ++st.generated_tokens;
+      write(out, decoder.push(token));
+      if (limit_reached()) break;  // no need to run the model on the last token
+      if (session.n_past() >= session.n_ctx()) {
+        st.stop = StopReason::ContextFull;
+        break;
+      }
+      logits = session.eval(std::span(&token, 1));
     }
-    const int32_t token = sampler.sample(logits);
-    if (tokenizer.is_eog(token)) {
-      st.stop = StopReason::EndOfGeneration;
-      break;
-    }
-    sampler.accept(token);
-    ++st.generated_tokens;
-    write(out, decoder.push(token));
-    if (limit_reached()) break;  // no need to run the model on the last token
-    if (session.n_past() >= session.n_ctx()) {
-      st.stop = StopReason::ContextFull;
-      break;
-    }
-    logits = session.eval(std::span(&token, 1));
+  } catch (const EvalStopped&) {
+    st.stop = StopReason::Interrupted;
   }
   write(out, decoder.flush());
   st.generation_seconds = seconds_since(t0);

@@ -14,7 +14,8 @@ namespace ck::app {
 enum class StopReason { EndOfGeneration, TokenLimit, ContextFull, Interrupted };
 
 struct GenerationStats {
-  int prompt_tokens = 0;
+  int prompt_tokens = 0;          // evaluated (fewer than prompt_total when interrupted during the prompt)
+  int prompt_total = 0;
   double prompt_seconds = 0;
   int generated_tokens = 0;
   double generation_seconds = 0;  // sampling + decode of the generated tokens
@@ -22,13 +23,17 @@ struct GenerationStats {
 };
 
 struct GenerationLimits {
-  int n_predict = -1;  // -1 = no limit
-  int n_batch = 512;   // prompt tokens per eval (Ctrl-C is checked between them)
+  int n_predict = -1;       // -1 = no limit
+  int n_threads = 1;        // -t, for the generated tokens
+  int n_threads_batch = 1;  // -tb, for the prompt
+  bool render_special = false;  // -sp: special tokens printed as text
 };
 
 // The prompt must fit the session's context (the caller checks, with a
 // message naming -c). Stops at an end-of-generation token (not printed),
-// n_predict tokens, a full context, or interrupted() (checked per token).
+// n_predict tokens, a full context, or interrupted(): checked per token and,
+// through the session's stop check (set here), between the layers of the
+// prompt's forward passes, so that Ctrl-C during a long prompt stops at once.
 GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenizer& tokenizer,
                          std::span<const int32_t> prompt, const GenerationLimits& limits, std::FILE* out);
 

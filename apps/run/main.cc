@@ -1,5 +1,6 @@
 // ck-run: continue a prompt with a llama-family model, streaming the text.
-#include <algorithm>
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +9,10 @@
 
 #include "apps/chat/chat_repl.h"
 #include "apps/common/app_main.h"
-#include "apps/common/flag_aliases.h"
+#include "apps/common/context_size.h"
+#include "apps/common/llama_flags.h"
+#include "apps/common/model_path.h"
+#include "apps/common/plural.h"
 #include "apps/run/generate.h"
 #include "apps/run/interrupt.h"
 #include "apps/run/run_options.h"
@@ -20,71 +24,67 @@
 namespace ck::app {
 namespace {
 
-std::filesystem::path model_path(const RunOptions& o) {
-  if (!o.model.empty()) return o.model;
-  const std::filesystem::path p = default_model_path();
-  std::fprintf(stderr, "ck-run: no -m given, using the default model %s\n", p.c_str());
-  if (!std::filesystem::exists(p)) {
-    throw std::runtime_error("the default model " + p.string() + " is missing: run scripts/fetch-models.sh or give -m");
+void check_predict_fits(int n_predict, int n_ctx) {
+  if (n_predict > n_ctx) {
+    throw std::runtime_error("-n " + std::to_string(n_predict) + " exceeds the context of " +
+                             std::to_string(n_ctx) + " tokens: use a larger -c");
   }
-  return p;
 }
 
-// -c and -n against the model's training context.
-int context_size(const RunOptions& o, const ModelConfig& c) {
-  const std::string model_ctx = std::to_string(c.context_len);
-  if (o.n_predict > c.context_len) {
-    throw std::runtime_error("-n " + std::to_string(o.n_predict) + " exceeds the model's context of " + model_ctx);
-  }
-  if (!o.n_ctx_given) return std::min(o.n_ctx, c.context_len);
-  if (o.n_ctx > c.context_len) {
-    throw std::runtime_error("-c " + std::to_string(o.n_ctx) + " exceeds the model's context of " + model_ctx);
-  }
-  return o.n_ctx == 0 ? c.context_len : o.n_ctx;
-}
-
-void check_prompt_fits(size_t n_prompt, int n_ctx, const ModelConfig& c) {
+void check_prompt_fits(size_t n_prompt, int n_ctx) {
   if (n_prompt < static_cast<size_t>(n_ctx)) return;
-  const size_t need = n_prompt + 1;  // room for at least one generated token
-  std::string msg = "the prompt is " + std::to_string(n_prompt) + " tokens, too long for a context of " +
-                    std::to_string(n_ctx) + " tokens";
-  msg += need <= static_cast<size_t>(c.context_len)
-             ? ": use -c " + std::to_string(need) + " or more"
-             : ", and the model's own context is only " + std::to_string(c.context_len) + ": shorten the prompt";
-  throw std::runtime_error(msg);
+  throw std::runtime_error("the prompt is " + std::to_string(n_prompt) + " tokens, too long for a context of " +
+                           std::to_string(n_ctx) + " tokens: use -c " + std::to_string(n_prompt + 1) +
+                           " or more, or shorten the prompt");
 }
 
-int run(const RunOptions& o, ChatOptions chat) {
-  validate_run_options(o);
-  set_threads(o.n_threads);
-  const std::string prompt = read_prompt(o);
+// Why there is no chat and no prompt: the user's -no-cnv, or a model without
+// a chat template.
+std::string no_prompt_message(const RunOptions& o) {
+  if (o.no_chat) return "no prompt: give -p TEXT or -f FILE (-no-cnv turns the chat off)";
+  return "no prompt: give -p TEXT or -f FILE (this model has no chat template, so no chat starts without -p; "
+         "-cnv with --chat-template NAME forces one)";
+}
+
+int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
+  validate_run_options(app, o);
+  set_threads(o.gen.n_threads);
+  const std::string prompt = read_prompt(o.gen);
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<Model> model = Model::load(model_path(o));
+  std::unique_ptr<Model> model = Model::load(model_or_default(o.gen.model, "ck-run"));
   const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const ModelConfig& c = model->config();
   const tok::Tokenizer& tokenizer = model->tokenizer();
-  std::fprintf(stderr, "ck-run: %s: %s, %.1fM parameters (%s), loaded in %.0f ms, %d threads\n",
-               model->path().c_str(), c.arch.c_str(), model->n_params() / 1e6, model->dtype_mix().c_str(),
-               load_seconds * 1e3, o.n_threads);
+  std::fprintf(stderr, "ck-run: %s: %s, %.1fM parameters (%s), loaded in %.0f ms, %s\n", model->path().c_str(),
+               c.arch.c_str(), model->n_params() / 1e6, model->dtype_mix().c_str(), load_seconds * 1e3,
+               count_of(o.gen.n_threads, "thread").c_str());
 
-  const int n_ctx = context_size(o, c);
+  const int n_ctx = resolve_context_size(o.gen.n_ctx, o.gen.n_ctx_given, c.context_len, "ck-run");
   const bool use_chat = o.chat || (!o.no_chat && prompt.empty() && !tokenizer.chat_template().empty());
-  if (!use_chat && prompt.empty()) {
-    throw std::runtime_error("no prompt: give -p TEXT or -f FILE (this model has no chat template for --chat)");
-  }
-  SamplerParams sampling = o.sampling;
-  sampling.seed = o.seed == -1 ? Sampler::kRandomSeed : static_cast<uint64_t>(o.seed);
-  Session session(*model, {.n_ctx = n_ctx, .n_batch = o.n_batch});
+  if (!use_chat && prompt.empty()) throw std::runtime_error(no_prompt_message(o));
+  Session session(*model, {.n_ctx = n_ctx, .n_batch = o.gen.n_batch, .allow_longer_context = true});
 
   if (use_chat) {
-    chat.sampling = sampling;
-    chat.n_predict = o.n_predict;
+    take_generation_options(o.gen, chat);
+    chat.first_message = prompt;
     return run_chat(*model, session, chat);
   }
+  if (!chat.system_prompt.empty() || !chat.system_prompt_file.empty()) {
+    std::fprintf(stderr, "ck-run: note: the system prompt (-sys/-sysf) is ignored: it belongs to the chat, and "
+                         "this is a plain completion of -p/-f (add -cnv to chat)\n");
+  }
+  check_predict_fits(o.gen.n_predict, n_ctx);
 
   const std::vector<int32_t> tokens = tokenizer.encode(prompt, /*add_special=*/true, /*parse_special=*/true);
-  check_prompt_fits(tokens.size(), n_ctx, c);
+  spdlog::debug("prompt: {} tokens:{}", tokens.size(), [&] {
+    std::string ids;
+    for (int32_t t : tokens) ids += " " + std::to_string(t);
+    return ids;
+  }());
+  check_prompt_fits(tokens.size(), n_ctx);
+  SamplerParams sampling = o.gen.sampling;
+  sampling.seed = o.gen.seed == -1 ? Sampler::kRandomSeed : static_cast<uint64_t>(o.gen.seed);
   Sampler sampler(sampling, c.vocab_size);
   std::fprintf(stderr, "ck-run: seed %llu\n", static_cast<unsigned long long>(sampler.seed()));
   install_interrupt_handler();
@@ -92,7 +92,11 @@ int run(const RunOptions& o, ChatOptions chat) {
     std::fputs(prompt.c_str(), stdout);
     std::fflush(stdout);
   }
-  const GenerationStats stats = generate(session, sampler, tokenizer, tokens, {o.n_predict, o.n_batch}, stdout);
+  const GenerationLimits limits{.n_predict = o.gen.n_predict,
+                                .n_threads = o.gen.n_threads,
+                                .n_threads_batch = o.gen.n_threads_batch,
+                                .render_special = o.gen.special};
+  const GenerationStats stats = generate(session, sampler, tokenizer, tokens, limits, stdout);
   print_timings(stats, load_seconds, session.n_past(), n_ctx);
   return stats.stop == StopReason::Interrupted ? 130 : 0;
 }
@@ -107,12 +111,6 @@ int main(int argc, char** argv) {
   ck::app::add_run_flags(app, opts);
   ck::app::ChatOptions chat;
   ck::app::add_chat_flags(app, chat);
-  ck::app::AliasedArgs args(argc, argv,
-                            {{"-cnv", "--conversation"}, {"-no-cnv", "--no-conversation"},
-                             ck::app::kChatFlagAliases[0], ck::app::kChatFlagAliases[1]});
-  return ck::app::run_app(app, args.argc(), args.argv(), [&] {
-    opts.prompt_given = app.count("--prompt") > 0;
-    opts.n_ctx_given = app.count("--ctx-size") > 0;
-    return ck::app::run(opts, chat);
-  });
+  return ck::app::run_app(app, argc, argv, ck::app::llama_common_flags(),
+                          [&] { return ck::app::run(app, opts, chat); });
 }

@@ -21,11 +21,19 @@ const char* stop_text(StopReason r) {
 
 void print_timings(const GenerationStats& s, double load_seconds, int n_past, int n_ctx) {
   std::fprintf(stderr, "\n\nck-run: load       %8.2f ms\n", load_seconds * 1e3);
-  std::fprintf(stderr, "ck-run: prompt     %8.2f ms / %5d tokens (%8.2f tokens/s)\n", s.prompt_seconds * 1e3,
-               s.prompt_tokens, per_second(s.prompt_tokens, s.prompt_seconds));
+  if (s.prompt_tokens < s.prompt_total) {
+    // Stopped during the prompt: the tokens of the batches that finished, out
+    // of all, and the time spent until the stop.
+    std::fprintf(stderr, "ck-run: prompt     %8.2f ms / %5d of %d tokens evaluated\n", s.prompt_seconds * 1e3,
+                 s.prompt_tokens, s.prompt_total);
+  } else {
+    std::fprintf(stderr, "ck-run: prompt     %8.2f ms / %5d tokens (%8.2f tokens/s)\n", s.prompt_seconds * 1e3,
+                 s.prompt_tokens, per_second(s.prompt_tokens, s.prompt_seconds));
+  }
   std::fprintf(stderr, "ck-run: generation %8.2f ms / %5d tokens (%8.2f tokens/s)\n", s.generation_seconds * 1e3,
                s.generated_tokens, per_second(s.generated_tokens, s.generation_seconds));
-  std::fprintf(stderr, "ck-run: context    %d / %d tokens used; stopped: %s\n", n_past, n_ctx, stop_text(s.stop));
+  std::fprintf(stderr, "ck-run: context    %d / %d tokens used; stopped: %s%s\n", n_past, n_ctx, stop_text(s.stop),
+               s.prompt_tokens < s.prompt_total ? " during the prompt" : "");
 }
 
 }  // namespace ck::app

@@ -3,24 +3,16 @@
 // what it did and how long it took goes to stderr.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "apps/common/app_main.h"
+#include "apps/common/model_path.h"
+#include "apps/common/text_file.h"
 #include "apps/common/utf8_input.h"
 #include "apps/tokenize/load_vocab.h"
 #include "tokenizer/tokenizer.h"
 
 namespace {
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open the text file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -30,38 +22,46 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Tokenize text with a model's vocabulary (GGUF, vocabulary-only GGUF, or bump)", "ck-tokenize"};
-  std::string model = ck::app::default_model_path().string();
-  std::string prompt, file;
-  bool ids_only = false, no_bos = false, parse_special = false;
-  app.add_option("-m,--model", model, "Model file: a .gguf (a vocabulary-only one is enough) or a .bump")
-      ->capture_default_str();
+  std::string model, prompt, file;
+  bool ids_only = false, no_bos = false, parse_special = false, no_parse_special = false;
+  app.add_option("-m,--model", model,
+                 "Model file: a .gguf (a vocabulary-only one is enough) or a .bump; " +
+                     ck::app::default_model_help());
   auto* p = app.add_option("-p,--prompt", prompt, "The text to tokenize");
-  auto* f = app.add_option("-f,--file", file, "Read the text to tokenize from FILE (bytes as they are; it must be valid UTF-8)");
+  auto* f = app.add_option("-f,--file", file,
+                           "Read the text to tokenize from FILE (it must be valid UTF-8); one final newline is "
+                           "dropped, as ck-run -f and llama.cpp do");
   p->excludes(f);
   f->excludes(p);
   app.add_flag("--ids", ids_only, "Print only the token ids, space-separated, on one line");
   app.add_flag("--no-bos", no_bos,
                "Do not add the BOS/EOS tokens the vocabulary asks for (tokenizer.ggml.add_bos_token / add_eos_token)");
-  app.add_flag("--parse-special", parse_special,
-               "Turn control tokens written in the text (e.g. <|im_start|>) into those tokens; "
-               "otherwise they are tokenized as plain text");
+  app.add_flag("--no-parse-special", no_parse_special,
+               "Tokenize control tokens written in the text (e.g. <|im_start|>) as plain text; by default they "
+               "become those tokens, as in ck-run and llama-tokenize");
+  app.add_flag("--parse-special", parse_special, "Turn written control tokens into those tokens (the default)");
   return ck::app::run_app(app, argc, argv, [&] {
     if (p->count() == 0 && f->count() == 0) throw std::runtime_error("give the text with -p TEXT or -f FILE");
-    const std::string text = f->count() > 0 ? read_text_file(file) : prompt;
-    // Refused as ck-run and ck-perplexity refuse it, so that what ck-tokenize
-    // shows is what those apps would tokenize (docs/apps.md).
+    if (parse_special && no_parse_special) {
+      throw std::runtime_error("--parse-special and --no-parse-special contradict each other");
+    }
+    // Read and refused as ck-run and ck-perplexity do, so that what
+    // ck-tokenize shows is what those apps would tokenize (docs/apps.md).
+    std::string text;
     if (f->count() > 0) {
-      ck::app::require_utf8(text, file, /*with_line=*/true);
+      text = ck::app::read_text_file(file);
+      ck::app::drop_final_newline(text);
     } else {
+      text = prompt;
       ck::app::require_utf8(text, "the prompt", /*with_line=*/false);
     }
 
     const auto load_start = std::chrono::steady_clock::now();
-    const ck::tok::Tokenizer tokenizer(ck::app::load_vocab(model));
+    const ck::tok::Tokenizer tokenizer(ck::app::load_vocab(ck::app::model_or_default(model, "ck-tokenize")));
     const double load_ms = ms_since(load_start);
 
     const auto encode_start = std::chrono::steady_clock::now();
-    const auto ids = tokenizer.encode(text, /*add_special=*/!no_bos, parse_special);
+    const auto ids = tokenizer.encode(text, /*add_special=*/!no_bos, /*parse_special=*/!no_parse_special);
     const double encode_ms = ms_since(encode_start);
 
     std::string out;

@@ -18,11 +18,11 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / (name + "." + std::to_string(getpid()))).string();
 }
 
-ProcessResult run_app(const std::vector<std::string>& argv, const std::string& input) {
+ProcessResult run_app(const std::vector<std::string>& argv, const std::string& input, const ProcessOptions& opts) {
   std::signal(SIGPIPE, SIG_IGN);  // a child that exits early must not kill the test
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) || pipe(out_pipe) || pipe(err_pipe)) throw std::runtime_error("pipe failed");
-  const std::string path = app_path(argv.at(0));
+  const std::string path = opts.executable.empty() ? app_path(argv.at(0)) : opts.executable;
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -30,6 +30,9 @@ ProcessResult run_app(const std::vector<std::string>& argv, const std::string& i
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    for (const auto& [name, value] : opts.set_env) setenv(name.c_str(), value.c_str(), 1);
+    for (const auto& name : opts.unset_env) unsetenv(name.c_str());
+    if (!opts.cwd.empty() && chdir(opts.cwd.c_str()) != 0) _exit(126);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

@@ -12,8 +12,17 @@ struct ProcessResult {
   std::string err;
 };
 
+// Where and how the child runs, beyond its arguments and stdin.
+struct ProcessOptions {
+  std::vector<std::pair<std::string, std::string>> set_env;  // variables set in the child
+  std::vector<std::string> unset_env;                        // variables removed in the child
+  std::string cwd;         // working directory; empty = the test's
+  std::string executable;  // a path to run instead of ${CK_BINARY_DIR}/bin/argv[0]
+};
+
 // argv[0] is a program name under ${CK_BINARY_DIR}/bin. `input` goes to stdin.
-ProcessResult run_app(const std::vector<std::string>& argv, const std::string& input = "");
+ProcessResult run_app(const std::vector<std::string>& argv, const std::string& input = "",
+                      const ProcessOptions& opts = {});
 
 std::string app_path(const std::string& name);
 

@@ -3,6 +3,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+
 #include "apps/bench/params.h"
 #include "apps/bench/printers.h"
 #include "apps/bench/result.h"
@@ -106,4 +110,61 @@ TEST_CASE("ck-bench: markdown table and bad arguments", "[bench][app]") {
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("ck-bench: error:") != std::string::npos);
   }
+}
+
+TEST_CASE("ck-bench checks every model before printing: bad input leaves stdout empty", "[bench][app][issue13]") {
+  const std::string good = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  for (const char* format : {"json", "csv", "md", "jsonl"}) {
+    for (const std::string& models : {std::string("/nonexistent/nope.gguf"), good + ",/nonexistent/nope.gguf"}) {
+      const auto r = ck::test::run_app({"ck-bench", "-m", models, "-p", "8", "-n", "0", "-r", "1", "-o", format});
+      INFO(format << " " << models << ": " << r.err);
+      CHECK(r.exit_code == 1);
+      CHECK(r.out.empty());
+      CHECK(r.err.find("ck-bench: error: /nonexistent/nope.gguf") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("ck-bench JSON and CSV carry the real commit and no \"null\" text", "[bench][app][issue13]") {
+  const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  const auto json =
+      ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-r", "1", "-t", "1", "-o", "json"});
+  REQUIRE(json.exit_code == 0);
+  const auto results = nlohmann::json::parse(json.out);
+  const std::string commit = results[0]["build_commit"];
+  INFO(commit);
+  REQUIRE(std::regex_match(commit, std::regex("[0-9a-f]{7,}")));
+  // A commit of this repository.
+  CHECK(std::system(("git -C " + std::string(CK_SOURCE_DIR) + " cat-file -e " + commit + "^{commit}").c_str()) == 0);
+
+  const auto csv =
+      ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-r", "1", "-t", "1", "-o", "csv"});
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.find("null") == std::string::npos);
+  CHECK(csv.out.find("\"" + commit + "\"") != std::string::npos);
+  // Every row has as many fields as the header (commas inside quotes are text).
+  std::istringstream lines(csv.out);
+  std::string header, row;
+  REQUIRE(std::getline(lines, header));
+  const auto fields = [](const std::string& s) {
+    int n = 1;
+    bool quoted = false;
+    for (char c : s) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted) ++n;
+    }
+    return n;
+  };
+  while (std::getline(lines, row)) CHECK(fields(row) == fields(header));
+}
+
+TEST_CASE("ck-bench accepts llama-bench's GPU and cache flags with a note", "[bench][app][issue13]") {
+  const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  const auto r = ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "0", "-r", "1", "-t", "1", "-ngl", "99",
+                                    "-fa", "0,1", "-ctk", "q8_0", "-o", "jsonl"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("ck-bench: note: -ngl 99 ignored") != std::string::npos);
+  CHECK(r.err.find("ck-bench: note: -fa 0,1 ignored") != std::string::npos);
+  CHECK(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["n_prompt"] == 8);
 }

@@ -9,6 +9,7 @@
 
 #include "apps/chat/conversation.h"
 #include "apps/chat/line_reader.h"
+#include "app_test_support.h"
 #include "pty_session.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
@@ -132,7 +133,7 @@ TEST_CASE("chat: unreadable -sysf is an error", "[chat][app]") {
   CHECK(r.err.find("system-prompt-file") != std::string::npos);
 }
 
-TEST_CASE("chat from a pipe on stories260K: commands, /regen, a full context", "[chat][app]") {
+TEST_CASE("chat from a pipe on stories260K: commands, /regen, a full context", "[chat][app][issue13]") {
   const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
   SECTION("greedy /regen repeats the answer, re-evaluating one token") {
     const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-n", "10", "-c", "256"},
@@ -147,23 +148,87 @@ TEST_CASE("chat from a pipe on stories260K: commands, /regen, a full context", "
     CHECK(r.err.find("conversation cleared") != std::string::npos);
     CHECK(r.err.find("nothing to regenerate") != std::string::npos);
   }
-  SECTION("a full context cuts the answer, warns, and refuses what no longer fits") {
+  SECTION("a full context cuts the answer and warns; the next message drops the oldest turns (issue 13)") {
     const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-c", "24"},
                                      "Once upon a time\nThe little dog ran to the park with his friends\n");
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.err.find("context: 24/24") != std::string::npos);
     CHECK(r.err.find("[the context is full: answer cut off]") != std::string::npos);
-    CHECK(r.err.find("100% full; /clear starts a new conversation") != std::string::npos);
-    CHECK(r.err.find("cannot answer") != std::string::npos);
+    CHECK(r.err.find("100% full; the oldest messages will be dropped") != std::string::npos);
+    CHECK(r.err.find("[the context is full: dropped the oldest 2 messages]") != std::string::npos);
+    CHECK(r.err.find("cannot answer") == std::string::npos);
+    CHECK(ck::test::occurrences(r.err, "[ prompt:") == 2);  // the second message was answered too
   }
-  SECTION("--single-turn reads all of stdin as one message") {
-    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-n", "4", "--single-turn"},
-                                     "Once upon\na time\n");
+  SECTION("a system prompt stays when the oldest turns are dropped") {
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-c", "48", "-sys", "Tom was a cat."},
+                                     "Once upon a time\nThe little dog ran\nThe big bird sang\nThe sun was up\n");
+    INFO(r.err);
     CHECK(r.exit_code == 0);
-    size_t stats = 0;
-    for (size_t at = r.err.find("[ prompt:"); at != std::string::npos; at = r.err.find("[ prompt:", at + 1)) ++stats;
-    CHECK(stats == 1);
+    CHECK(r.err.find("; the system prompt stays]") != std::string::npos);
+    CHECK(ck::test::occurrences(r.err, "[ prompt:") == 4);
+  }
+  SECTION("a message alone too long for the context is refused, and the chat goes on") {
+    std::string huge;
+    for (int i = 0; i < 20; ++i) huge += "The little dog ran to the park. ";
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-c", "24", "-n", "2"},
+                                     huge + "\nOnce upon a time\n");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("cannot answer") != std::string::npos);
+    CHECK(ck::test::occurrences(r.err, "[ prompt:") == 1);
+  }
+  SECTION("--single-turn (-st) answers one message, then exits, as in llama.cpp (issue 13)") {
+    for (const char* flag : {"--single-turn", "-st"}) {
+      const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-n", "4", flag},
+                                       "Once upon a time\nThe dog\n");
+      INFO(flag << ": " << r.err);
+      CHECK(r.exit_code == 0);
+      CHECK(ck::test::occurrences(r.err, "[ prompt:") == 1);
+      CHECK(ck::test::occurrences(r.out, "\n") == 1);
+    }
+    // With -p, the -p message is the one turn: stdin is not read.
+    const auto p = ck::test::run_app({"ck-run", "-m", model, "-cnv", "-st", "-p", "Once upon a time", "--temp", "0",
+                                      "-n", "4"},
+                                     "The dog\nThe cat\n");
+    INFO(p.err);
+    CHECK(p.exit_code == 0);
+    CHECK(ck::test::occurrences(p.err, "[ prompt:") == 1);
+  }
+  SECTION("-p is the first message, then the input is read (issue 13)") {
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-n", "4", "-p", "Once upon a time"},
+                                     "The dog\n");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(ck::test::occurrences(r.err, "[ prompt:") == 2);
+  }
+  SECTION("blank lines are not messages; an answer cut by -n says so (issue 13)") {
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-n", "4"}, "   \n\t\nOnce upon a time\n");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(ck::test::occurrences(r.err, "[ prompt:") == 1);
+    CHECK(r.err.find("[answer cut off at -n 4 tokens]") != std::string::npos);
+  }
+  SECTION("--log-level debug shows the chat template and the rendered conversation (issue 13)") {
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-n", "2", "--log-level", "debug",
+                                      "--chat-template", "chatml"},
+                                     "Once upon a time\n");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("chat template: chatml") != std::string::npos);
+    CHECK(r.err.find("<|im_start|>user\nOnce upon a time<|im_end|>") != std::string::npos);
+  }
+}
+
+TEST_CASE("chat --help lists the slash commands and Ctrl-C (issue 13)", "[chat][app][issue13]") {
+  for (const char* app : {"ck-chat", "ck-run"}) {
+    const auto r = ck::test::run_app({app, "--help"});
+    INFO(app);
+    CHECK(r.exit_code == 0);
+    for (const char* word : {"/exit", "/clear", "/regen", "/system", "/stats", "Ctrl-C", "Ctrl-D"}) {
+      INFO(word);
+      CHECK(r.out.find(word) != std::string::npos);
+    }
   }
 }
 

@@ -87,10 +87,9 @@ TEST_CASE("ck-run: bad input is a clear error and exit code 1", "[ck-run]") {
   const std::string m = "-m " + stories();
   const std::pair<std::string, std::string> cases[] = {
       {m + " -p 'Once upon a time' -c 4", "the prompt is 5 tokens, too long for a context of 4 tokens: use -c 6"},
-      {m + " -p 'Once upon a time' -c 4096", "-c 4096 exceeds the model's context of 2048"},
-      {m + " -p 'Once upon a time' -n 3000", "-n 3000 exceeds the model's context of 2048"},
-      {m + " -p 'Once upon a time' -t 0", "-t must be between 1 and"},
-      {m + " -p 'Once upon a time' -t 100000", "-t must be between 1 and"},
+      {m + " -p 'Once upon a time' -n 3000", "-n 3000 exceeds the context of 2048 tokens: use a larger -c"},
+      {m + " -p 'Once upon a time' -t -1", "-t must be between 1 and 512"},
+      {m + " -p 'Once upon a time' -t 100000", "-t must be between 1 and 512"},
       {m + " -p ''", "the prompt (-p) is empty"},
       {m, "no prompt: give -p TEXT or -f FILE"},
       {m + " -p x --top-p 0", "sampler: top-p must be in (0, 1]"},

@@ -1,0 +1,48 @@
+// The flags ck-run and ck-chat share, with llama.cpp's names and meanings:
+// model, prompt (-p/-f), -n, -c, -t/-tb, -b, -s, the sampler, -sp. One
+// definition, so that a flag means the same and is checked with the same
+// message in both apps.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "runtime/sampler.h"
+
+namespace ck::app {
+
+struct GenerationOptions {
+  std::string model;         // -m; empty = the default model (model_path.h)
+  std::string prompt;        // -p
+  std::string prompt_file;   // -f
+  int n_predict = -1;        // -n; -1 = until end of generation or a full context
+  int n_ctx = 4096;          // -c; 0 = the model's training context (context_size.h)
+  int n_threads = 0;         // -t; 0 = one per physical core; the count itself after validation
+  int n_threads_batch = 0;   // -tb; 0 = same as -t; the count itself after validation
+  int n_batch = 512;         // -b; prompt tokens per forward pass
+  int64_t seed = -1;         // -s; -1 = random
+  SamplerParams sampling;    // --temp --top-k --top-p --min-p --repeat-penalty --repeat-last-n
+  bool special = false;      // -sp: print special tokens (<|im_end|>, ...) as text
+
+  // Set by validate_generation_options from what was on the command line.
+  bool prompt_given = false;  // -p (an empty one is an error)
+  bool n_ctx_given = false;   // -c: never lowered silently
+};
+
+// `prompt_help` says what -p is in this app (a text to continue, the first
+// chat message, ...).
+void add_generation_flags(CLI::App& app, GenerationOptions& opts, std::string_view prompt_help);
+
+// Checks the ranges that need no model, naming the flag; resolves -t/-tb to
+// thread counts (warning above the CPU count) and --top-k <= 0 to "off";
+// records which flags were given. Call after parsing.
+void validate_generation_options(const CLI::App& app, GenerationOptions& opts);
+
+// The prompt from -p or -f ("" when neither was given). -f drops one final
+// newline, as llama.cpp does. Throws for both at once, an unreadable or empty
+// file, an empty -p, or text that is not valid UTF-8 (naming "the prompt" or
+// the file, the byte offset and, for a file, the line).
+std::string read_prompt(const GenerationOptions& opts);
+
+}  // namespace ck::app

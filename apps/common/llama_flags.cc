@@ -1,0 +1,82 @@
+#include "apps/common/llama_flags.h"
+
+namespace ck::app {
+namespace {
+
+constexpr std::string_view kCpuOnly = "ck runs on the CPU only";
+constexpr std::string_view kKvType = "the KV cache type is not selectable yet (ck's KV cache is F32)";
+constexpr std::string_view kMapped = "ck always memory-maps the weights (the .bump file)";
+
+// Each alias applies only where the app has the target option, so that one
+// table serves every app: ck-perplexity has no --system-prompt, and -sys there
+// is refused as unknown.
+constexpr FlagAlias kCommonAliases[] = {
+    {"-sys", "--system-prompt"},     {"-sysf", "--system-prompt-file"},
+    {"-cnv", "--conversation"},      {"-no-cnv", "--no-conversation"},
+    {"-st", "--single-turn"},        {"-tb", "--threads-batch"},
+    {"-sp", "--special"},            {"--predict", "--n-predict"},
+    // Not llama.cpp's (its flag is --no-display-prompt), but typed by analogy
+    // with -no-cnv often enough to accept.
+    {"-no-display-prompt", "--no-display-prompt"},
+};
+
+constexpr IgnoredFlag kCommonIgnored[] = {
+    {"-ngl --gpu-layers --n-gpu-layers", IgnoredValue::One, kCpuOnly},
+    {"-sm --split-mode", IgnoredValue::One, kCpuOnly},
+    {"-ts --tensor-split", IgnoredValue::One, kCpuOnly},
+    {"-mg --main-gpu", IgnoredValue::One, kCpuOnly},
+    {"-dev --device", IgnoredValue::One, kCpuOnly},
+    {"-ot --override-tensor", IgnoredValue::One, kCpuOnly},
+    {"-ncmoe --n-cpu-moe", IgnoredValue::One, kCpuOnly},
+    {"-fit --fit", IgnoredValue::One, kCpuOnly},
+    {"-fitt --fit-target", IgnoredValue::One, kCpuOnly},
+    {"-fitc --fit-ctx", IgnoredValue::One, kCpuOnly},
+    {"-kvo --kv-offload -nkvo --no-kv-offload", IgnoredValue::None, kCpuOnly},
+    {"-cmoe --cpu-moe --no-host --op-offload --no-op-offload", IgnoredValue::None, kCpuOnly},
+    {"-fa --flash-attn", IgnoredValue::OptionalSwitch,
+     "ck's attention is one fused CPU loop, there is no other kind to switch to"},
+    {"-ctk --cache-type-k -ctv --cache-type-v", IgnoredValue::One, kKvType},
+    {"-ub --ubatch-size", IgnoredValue::One, "ck has one batch size, -b"},
+    {"--mmap --no-mmap --mlock", IgnoredValue::None, kMapped},
+    {"-nr --no-repack --repack", IgnoredValue::None, "ck uses the weights as the bump file lays them out"},
+    {"--numa", IgnoredValue::One, "ck does no NUMA placement"},
+    {"--warmup --no-warmup", IgnoredValue::None, "ck runs no warm-up pass"},
+    {"--perf --no-perf", IgnoredValue::None, "ck always reports its timings"},
+    {"--jinja --no-jinja", IgnoredValue::None,
+     "ck never runs a template's Jinja, it renders the recognised template family itself (--chat-template)"},
+    {"-mli --multiline-input", IgnoredValue::None,
+     "the chat keeps pasted lines as one message and joins lines ending in \\ already"},
+    {"-co --color", IgnoredValue::OptionalSwitch, "ck colours its notices whenever stderr is a terminal"},
+    {"-dt --defrag-thold", IgnoredValue::One, "ck's KV cache needs no defragmentation"},
+};
+
+constexpr FlagAlias kBenchAliases[] = {{"-pg", "--pg"}};
+
+// llama-bench's flags take comma-separated lists ("-ngl 0,99", "-fa 0,1"),
+// always one argument.
+constexpr IgnoredFlag kBenchIgnored[] = {
+    {"-ngl --n-gpu-layers -sm --split-mode -mg --main-gpu -ts --tensor-split -dev --device -nkvo --no-kv-offload "
+     "-ot --override-tensors -ncmoe --n-cpu-moe -nopo --no-op-offload",
+     IgnoredValue::One, kCpuOnly},
+    {"-fa --flash-attn", IgnoredValue::One,
+     "ck's attention is one fused CPU loop, there is no other kind to switch to"},
+    {"-ctk --cache-type-k -ctv --cache-type-v", IgnoredValue::One, kKvType},
+    {"-ub --ubatch-size", IgnoredValue::One, "ck has one batch size, -b"},
+    {"-mmp --mmap", IgnoredValue::One, kMapped},
+    {"--numa", IgnoredValue::One, "ck does no NUMA placement"},
+    {"--progress", IgnoredValue::None, "ck-bench shows its progress whenever stderr is a terminal"},
+};
+
+}  // namespace
+
+const FlagSpellings& llama_common_flags() {
+  static const FlagSpellings s{kCommonAliases, kCommonIgnored};
+  return s;
+}
+
+const FlagSpellings& llama_bench_flags() {
+  static const FlagSpellings s{kBenchAliases, kBenchIgnored};
+  return s;
+}
+
+}  // namespace ck::app
