@@ -36,25 +36,6 @@ inline float Dot(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, int64
   return sum;
 }
 
-void DotRows(const float* x, const float* rows, int64_t stride, int64_t n_rows, int64_t n, float scale,
-             float* out) {
-  for (int64_t j = 0; j < n_rows; ++j) out[j] = scale * Dot(x, rows + j * stride, n);
-}
-
-void WeightedSumRows(const float* w, const float* rows, int64_t stride, int64_t n_rows, int64_t n,
-                     float* out) {
-  const hn::ScalableTag<float> d;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t i = 0; i < n; ++i) out[i] = 0.0f;
-  for (int64_t j = 0; j < n_rows; ++j) {
-    const float* row = rows + j * stride;
-    const auto wj = hn::Set(d, w[j]);
-    int64_t i = 0;
-    for (; i + N <= n; i += N) hn::StoreU(hn::MulAdd(wj, hn::LoadU(d, row + i), hn::LoadU(d, out + i)), d, out + i);
-    for (; i < n; ++i) out[i] += w[j] * row[i];
-  }
-}
-
 float SumOfSquares(const float* x, int64_t n) { return Dot(x, x, n); }
 
 void SiluMul(float* out, const float* gate, const float* up, int64_t n) {

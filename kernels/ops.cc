@@ -15,8 +15,6 @@
 #if HWY_ONCE
 namespace ck {
 
-HWY_EXPORT(DotRows);
-HWY_EXPORT(WeightedSumRows);
 HWY_EXPORT(SumOfSquares);
 HWY_EXPORT(SiluMul);
 HWY_EXPORT(ExpShifted);
@@ -40,16 +38,6 @@ void silu_mul(float* out, const float* gate, const float* up, int64_t n) {
 
 void add(float* x, const float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] += y[i];
-}
-
-void dot_rows(const float* x, const float* rows, int64_t stride, int64_t n_rows, int64_t n, float scale,
-              float* out) {
-  HWY_DYNAMIC_DISPATCH(DotRows)(x, rows, stride, n_rows, n, scale, out);
-}
-
-void weighted_sum_rows(const float* w, const float* rows, int64_t stride, int64_t n_rows, int64_t n,
-                       float* out) {
-  HWY_DYNAMIC_DISPATCH(WeightedSumRows)(w, rows, stride, n_rows, n, out);
 }
 
 RopeTable::RopeTable(int64_t n_positions, int rope_dim, float base)

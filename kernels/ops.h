@@ -1,6 +1,6 @@
 // The model-agnostic ops of a transformer forward pass, besides the matrix
-// products of gemv.h: RMSNorm, softmax, SiLU-gated product, RoPE, residual add,
-// and the two row-wise products attention is made of. Single-threaded: the
+// products of gemv.h and of attention (attention.h): RMSNorm, softmax,
+// SiLU-gated product, RoPE, residual add. Single-threaded: the
 // caller parallelizes over heads or tokens. The row-wise loops run through
 // Highway's runtime dispatch (ops-inl.h); the rest is O(dim) per token.
 #pragma once
@@ -20,16 +20,6 @@ void silu_mul(float* out, const float* gate, const float* up, int64_t n);
 
 // x[i] += y[i]
 void add(float* x, const float* y, int64_t n);
-
-// out[j] = scale * dot(x, rows + j * stride) for j < n_rows, each row n long:
-// the attention scores of one query against the cached keys.
-void dot_rows(const float* x, const float* rows, int64_t stride, int64_t n_rows, int64_t n, float scale,
-              float* out);
-
-// out = sum_j w[j] * (rows + j * stride) for j < n_rows, each row n long
-// (out is overwritten): the attention-weighted sum of the cached values.
-void weighted_sum_rows(const float* w, const float* rows, int64_t stride, int64_t n_rows, int64_t n,
-                       float* out);
 
 // Rotary position embedding with precomputed cos/sin tables.
 // Pair i (i < rope_dim/2) of position p is rotated by p * base^(-2i/rope_dim).

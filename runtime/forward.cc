@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/attention.h"
 #include "kernels/dtype.h"
 #include "kernels/gemv.h"
 #include "kernels/ops.h"
@@ -52,26 +53,31 @@ void embed(const TensorView& E, int32_t token, float* x) {
 constexpr int64_t kMinParallelAttention = 1 << 16;  // multiply-adds of q.K plus scores.V, halved
 
 // Multi-head attention of the n new tokens (queries in s.q, their keys and
-// values already in the cache) over positions 0 .. pos + t, causal.
+// values already in the cache) over positions 0 .. pos + t, causal. One work
+// item is a token and the query heads of one KV head (at most
+// kMaxAttendHeads of them), so each key and value is read once per group.
 void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
-  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-  const int pairs = n * c.n_heads;
+  const int hd = c.head_dim;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   const int threads = std::min(omp_get_max_threads(), s.n_scratch);
+  // Heads per item: the whole group, split when there would be too few items
+  // to keep the threads busy (decode of a model with few KV heads).
+  int chunk = std::min(group, kMaxAttendHeads);
+  while (chunk > 1 && n * c.n_kv_heads * ((group + chunk - 1) / chunk) < 2 * threads) chunk = (chunk + 1) / 2;
+  const int chunks = (group + chunk - 1) / chunk;
+  const int items = n * c.n_kv_heads * chunks;
   // Waking the team costs more than a few heads over a short context.
-  const bool parallel = int64_t{pairs} * (pos + n) * c.head_dim >= kMinParallelAttention;
+  const bool parallel = int64_t{n} * c.n_heads * (pos + n) * hd >= kMinParallelAttention;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
-  for (int i = 0; i < pairs; ++i) {
-    const int t = i / c.n_heads, h = i % c.n_heads;
-    const int n_keys = pos + t + 1;
-    const float* q = s.q.get() + static_cast<size_t>(t) * c.q_dim() + h * c.head_dim;
-    const size_t kv = s.kv_offset(c, layer, h / group, 0);
-    float* scores = s.scores.get() + static_cast<size_t>(omp_get_thread_num()) * s.n_ctx;
-    // scores = softmax(q . K^T / sqrt(head_dim)); out = scores @ V
-    dot_rows(q, s.key_cache.get() + kv, c.head_dim, n_keys, c.head_dim, scale, scores);
-    softmax(scores, n_keys);
-    float* out = s.att_out.get() + static_cast<size_t>(t) * c.q_dim() + h * c.head_dim;
-    weighted_sum_rows(scores, s.value_cache.get() + kv, c.head_dim, n_keys, c.head_dim, out);
+  for (int i = 0; i < items; ++i) {
+    const int t = i / (c.n_kv_heads * chunks), kv_head = i / chunks % c.n_kv_heads, part = i % chunks;
+    const int h0 = kv_head * group + part * chunk;
+    const size_t block = s.kv_block(c, layer, kv_head);
+    const size_t at = static_cast<size_t>(t) * c.q_dim() + static_cast<size_t>(h0) * hd;
+    float* scores = s.scores.get() + static_cast<size_t>(omp_get_thread_num()) * kMaxAttendHeads * s.n_ctx;
+    attend_group(s.q.get() + at, hd, std::min(chunk, group - part * chunk), s.key_cache.get() + block, s.n_ctx,
+                 s.value_cache.get() + block, pos + t + 1, hd, scale, scores, s.att_out.get() + at, hd);
   }
 }
 
@@ -98,10 +104,13 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
     for (int t = 0; t < n; ++t) {
       rope(s.q.get() + t * q_dim, c.n_heads, c.head_dim, *s.rope, pos + t, c.rope_neox);
       rope(s.k.get() + t * kv_dim, c.n_kv_heads, c.head_dim, *s.rope, pos + t, c.rope_neox);
-      for (int h = 0; h < c.n_kv_heads; ++h) {  // append to the cache, one row per KV head
-        const size_t at = s.kv_offset(c, l, h, pos + t);
-        std::memcpy(s.key_cache.get() + at, s.k.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
-        std::memcpy(s.value_cache.get() + at, s.v.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
+      for (int h = 0; h < c.n_kv_heads; ++h) {  // append to the cache: a value row, a key column
+        const size_t block = s.kv_block(c, l, h);
+        const float* key = s.k.get() + t * kv_dim + h * c.head_dim;
+        float* kt = s.key_cache.get() + block + pos + t;
+        for (int d = 0; d < c.head_dim; ++d) kt[static_cast<size_t>(d) * s.n_ctx] = key[d];
+        std::memcpy(s.value_cache.get() + block + static_cast<size_t>(pos + t) * c.head_dim,
+                    s.v.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
       }
     }
     attention(c, s, l, n, pos);

@@ -1,5 +1,7 @@
 #include "runtime/run_state.h"
 
+#include "kernels/attention.h"
+
 namespace ck {
 namespace {
 
@@ -16,7 +18,7 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_batch, int n_scr
       .kv = B * c.kv_dim(),
       .gate_up = B * 2 * c.ffn_dim,
       .hidden = B * c.ffn_dim,
-      .scores = static_cast<size_t>(n_scratch) * n_ctx,
+      .scores = static_cast<size_t>(n_scratch) * kMaxAttendHeads * n_ctx,
       .logits = static_cast<size_t>(c.vocab_size),
       .cache = static_cast<size_t>(c.n_layers) * n_ctx * c.kv_dim(),
       .rope = static_cast<size_t>(n_ctx) * c.rope_dim,  // cos and sin, rope_dim/2 each

@@ -25,20 +25,23 @@ struct RunState {
   std::unique_ptr<float[]> proj;     // (B, dim) output of wo / w_down, added to x
   std::unique_ptr<float[]> gate_up;  // (B, 2 * ffn_dim) gate then up, per token
   std::unique_ptr<float[]> hidden;   // (B, ffn_dim) silu(gate) * up
-  std::unique_ptr<float[]> scores;   // (n_scratch, n_ctx) attention weights, one row per thread
+  std::unique_ptr<float[]> scores;   // (n_scratch, kMaxAttendHeads, n_ctx) attention weights, per thread
   std::unique_ptr<float[]> logits;   // (vocab) of the last token
 
-  // KV cache, (n_layers, n_kv_heads, n_ctx, head_dim) each: for one layer and
-  // one KV head, the keys of all positions are consecutive rows, so a query
-  // scans one contiguous block (see docs/decoder.md).
+  // KV cache. Values: (n_layers, n_kv_heads, n_ctx, head_dim), so that for
+  // one layer and KV head the values of all positions are consecutive rows.
+  // Keys: (n_layers, n_kv_heads, head_dim, n_ctx), transposed, so that one
+  // vector load holds one dimension of consecutive positions and a query's
+  // scores need no horizontal sums (kernels/attention.h; docs/decoder.md).
   std::unique_ptr<float[]> key_cache;
   std::unique_ptr<float[]> value_cache;
 
   std::unique_ptr<RopeTable> rope;  // cos/sin for positions 0 .. n_ctx-1
 
-  // Offset of (layer, kv_head, pos) in key_cache / value_cache.
-  size_t kv_offset(const ModelConfig& c, int layer, int kv_head, int pos) const {
-    return ((static_cast<size_t>(layer) * c.n_kv_heads + kv_head) * n_ctx + pos) * c.head_dim;
+  // Where the keys (transposed) and values of (layer, kv_head) start in
+  // key_cache / value_cache.
+  size_t kv_block(const ModelConfig& c, int layer, int kv_head) const {
+    return (static_cast<size_t>(layer) * c.n_kv_heads + kv_head) * n_ctx * c.head_dim;
   }
 };
 

@@ -78,10 +78,10 @@ TEST_CASE("chat through a terminal: two turns, /regen, /clear, Ctrl-C, Ctrl-D", 
   chat.expect("/help");
   chat.expect_prompt();
 
-  chat.send("What is the capital of France?\r");
+  chat.send("What is the capital of Germany?\r");
   const int first = prompt_tokens(chat.expect("context: "));
   chat.expect_prompt();
-  chat.send("And of Germany?\r");
+  chat.send("And of Italy?\r");
   const int second = prompt_tokens(chat.expect("context: "));
   // The second turn evaluates only its new text, not the history again.
   CHECK(second < first);
@@ -117,10 +117,10 @@ TEST_CASE("chat from a pipe: one message per line, exit 0 at EOF", "[chat][app][
   INFO("SmolLM2 comes from scripts/fetch-models.sh");
   REQUIRE(std::filesystem::exists(kSmol));
   const auto r = ck::test::run_app({"ck-chat", "-m", kSmol, "--temp", "0", "-n", "8", "-c", "512"},
-                                   "What is the capital of France?\n/stats\nThanks!\n");
+                                   "What is the capital of Germany?\n/stats\nThanks!\n");
   INFO(r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("Paris") != std::string::npos);
+  CHECK(r.out.find("Berlin") != std::string::npos);
   size_t stats = 0;
   for (size_t at = r.err.find("[ prompt:"); at != std::string::npos; at = r.err.find("[ prompt:", at + 1)) ++stats;
   CHECK(stats == 3);  // two answers and /stats

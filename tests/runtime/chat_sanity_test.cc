@@ -34,18 +34,18 @@ std::string answer(const ck::Model& model, const std::string& question, const ck
 
 }  // namespace
 
-TEST_CASE("SmolLM2 chat: the capital of France is Paris, and a seed reproduces its text", "[chat]") {
+// (Not France: SmolLM2's first answer token there is a near tie, "The" vs
+// "L", that llama.cpp's int8 activations and ours resolve to "L'Étoile...";
+// tests/runtime/forward_test.cc.)
+TEST_CASE("SmolLM2 chat: the capital of Germany is Berlin, and a seed reproduces its text", "[chat]") {
   const auto path = ck::test::smollm2_gguf();
-  if (!ck::test::model_available(path)) {
-    WARN("skipped: " << path << " not downloaded");
-    return;
-  }
+  REQUIRE(ck::test::model_available(path));  // scripts/fetch-models.sh
   auto model = ck::Model::load(path);
   ck::SamplerParams greedy;
   greedy.temp = 0.0f;
-  const std::string a = answer(*model, "What is the capital of France?", greedy);
+  const std::string a = answer(*model, "What is the capital of Germany?", greedy);
   INFO(a);
-  REQUIRE_THAT(a, Catch::Contains("Paris"));
+  REQUIRE_THAT(a, Catch::Contains("Berlin"));
 
   ck::SamplerParams sampled;  // llama.cpp's defaults, fixed seed
   sampled.seed = 7;

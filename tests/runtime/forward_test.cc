@@ -25,14 +25,18 @@ namespace {
 // - prefill (gemm): int8 per 32 values plus a second int8 pass on the
 //   rounding error of the spiky blocks (kInt8SpikeRatio); SmolLM2's
 //   activations are heavy-tailed (crest factors up to 39), so the blocks
-//   left at int8 still move its logits by 0.33-0.35. Without the second
-//   pass (int8 alone, as llama.cpp) they moved by 0.56 and 1.61 and the
-//   chat prompt's top token changed, so 0.75 catches a lost second pass.
-// Both stay far below what one wrong op does (6 to 25, docs/decoder.md),
-// and the top token must agree at every position.
+//   left at int8 still move its logits by 0.23-0.59 (the summation order of
+//   attention alone moves that between 0.33 and 0.59). Without the second
+//   pass (int8 alone, as llama.cpp) they moved by 0.56 and 1.61, so 1.0
+//   catches a lost second pass.
+// Both stay far below what one wrong op does (6 to 25, docs/decoder.md).
+// The top token must agree wherever the reference's two best logits are
+// more than the bound apart: an error within the bound may swap a closer
+// pair. smollm2_chat is such a near tie ("The" 25.325 vs "L" 25.243, where
+// llama.cpp itself continues with "L'Étoile"), so its prefill may differ.
 constexpr float kTolF32Model = 1e-4f;
 constexpr float kTolQuantDecode = 5e-2f;
-constexpr float kTolQuantPrefill = 0.75f;
+constexpr float kTolQuantPrefill = 1.0f;
 // Decode (gemv, one token at a time) and prefill (gemm, batches) differ by
 // their activation rounding (above): measured 0.94 on SmolLM2 over all
 // positions of smollm2_fox (the first tokens carry the largest activations);
@@ -48,14 +52,25 @@ float max_abs_diff(const float* a, const float* b, int n) {
 
 int argmax(const float* x, int n) { return static_cast<int>(std::max_element(x, x + n) - x); }
 
+// The best logit minus the second best.
+float top2_margin(const float* x, int n) {
+  float first = -INFINITY, second = -INFINITY;
+  for (int i = 0; i < n; ++i) {
+    if (x[i] > first) {
+      second = first;
+      first = x[i];
+    } else if (x[i] > second) {
+      second = x[i];
+    }
+  }
+  return first - second;
+}
+
 // Both paths against the reference: prefill (gemm, the whole prompt at
 // once) and decode (gemv, one token at a time).
 void check_golden(const std::string& name, float tol_prefill, float tol_decode) {
   const auto g = ck::test::load_golden(name);
-  if (!ck::test::model_available(g.model)) {
-    WARN("skipped: " << g.model << " not downloaded");
-    return;
-  }
+  REQUIRE(ck::test::model_available(g.model));  // scripts/fetch-models.sh
   auto model = ck::Model::load(g.model);
   REQUIRE(model->config().vocab_size == g.n_vocab);
   const size_t V = static_cast<size_t>(g.n_vocab);
@@ -77,7 +92,9 @@ void check_golden(const std::string& name, float tol_prefill, float tol_decode) 
       const float* ours = logits->data() + static_cast<size_t>(g.positions[i]) * V;
       const float* ref = g.logits.data() + i * V;
       worst = std::max(worst, max_abs_diff(ours, ref, g.n_vocab));
-      agree += argmax(ours, g.n_vocab) == argmax(ref, g.n_vocab);
+      const int best = argmax(ref, g.n_vocab);
+      const bool clear = top2_margin(ref, g.n_vocab) > tol;
+      agree += !clear || argmax(ours, g.n_vocab) == best;
     }
     std::printf("%s %s: max abs err %.2e over %zu positions x %d logits, top-1 agrees %d/%zu\n", name.c_str(), path,
                 worst, g.positions.size(), g.n_vocab, agree, g.positions.size());
@@ -86,17 +103,19 @@ void check_golden(const std::string& name, float tol_prefill, float tol_decode) 
   }
 }
 
-// Greedy decoding through the decode path reproduces the reference's tokens.
+// Greedy decoding through the decode path (the prompt too, one token at a
+// time: the prefill path's answer at a near tie is not determined by its
+// bound, see above) reproduces the reference's tokens.
 void check_greedy(const std::string& name) {
   const auto g = ck::test::load_golden(name);
-  if (!ck::test::model_available(g.model)) return;
+  REQUIRE(ck::test::model_available(g.model));
   auto model = ck::Model::load(g.model);
   ck::Session session(*model, {.n_ctx = 64});
-  auto logits = session.eval(g.tokens);
+  std::span<const float> logits;
+  for (const int32_t& token : g.tokens) logits = session.eval(std::span(&token, 1));
   std::vector<int32_t> out;
   while (out.size() < g.greedy.size()) {
-    const int32_t next = argmax(logits.data(), g.n_vocab);
-    out.push_back(next);
+    out.push_back(argmax(logits.data(), g.n_vocab));
     logits = session.eval(std::span(&out.back(), 1));
   }
   REQUIRE(out == g.greedy);
@@ -127,7 +146,7 @@ TEST_CASE("greedy continuations match the reference", "[forward][golden]") {
 TEST_CASE("decode (one token at a time) and prefill (batches) give the same logits", "[forward]") {
   for (const char* name : {"stories260K_park", "smollm2_fox", "qwen2_tiny"}) {
     const auto g = ck::test::load_golden(name);
-    if (!ck::test::model_available(g.model)) continue;
+    REQUIRE(ck::test::model_available(g.model));
     auto model = ck::Model::load(g.model);
     const int n = static_cast<int>(g.tokens.size()), V = g.n_vocab;
     std::vector<float> prefill, batched;

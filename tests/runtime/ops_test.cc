@@ -1,11 +1,15 @@
 // kernels/ops against the formulas, computed naively in double.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <random>
 #include <vector>
 
+#include "kernels/attention.h"
 #include "kernels/ops.h"
+#include "kernels/simd_target.h"
 
 namespace {
 
@@ -71,24 +75,45 @@ TEST_CASE("add is elementwise", "[ops]") {
   REQUIRE(x == std::vector<float>{11, 22, 33});
 }
 
-TEST_CASE("dot_rows and weighted_sum_rows match naive loops over strided rows", "[ops]") {
-  for (int n : {1, 8, 13, 64, 100}) {
-    const int n_rows = 9, stride = n + 3;
-    auto rows = random_vec(size_t(n_rows) * stride, 6), x = random_vec(n, 7), w = random_vec(n_rows, 8);
-    std::vector<float> scores(n_rows), mix(n, -1.0f);
-    ck::dot_rows(x.data(), rows.data(), stride, n_rows, n, 0.5f, scores.data());
-    ck::weighted_sum_rows(w.data(), rows.data(), stride, n_rows, n, mix.data());
-    for (int j = 0; j < n_rows; ++j) {
-      double ref = 0;
-      for (int i = 0; i < n; ++i) ref += double(x[i]) * rows[j * stride + i];
-      REQUIRE(scores[j] == Approx(0.5 * ref).epsilon(1e-5).margin(1e-5));
-    }
-    for (int i = 0; i < n; ++i) {
-      double ref = 0;
-      for (int j = 0; j < n_rows; ++j) ref += double(w[j]) * rows[j * stride + i];
-      REQUIRE(mix[i] == Approx(ref).epsilon(1e-5).margin(1e-5));
+// attend_group on every SIMD target against softmax(scale q.k) v in double,
+// with keys stored transposed in a cache wider than the keys used.
+TEST_CASE("attend_group matches softmax(scale q.K) V for every group size and target", "[ops][attention]") {
+  for (const std::string& target : ck::available_simd_targets()) {
+    ck::force_simd_target(target);
+    INFO("SIMD target " << target);
+    for (int head_dim : {8, 13, 64, 128}) {
+      for (int64_t n_keys : {1, 5, 16, 17, 100}) {
+        for (int nq = 1; nq <= ck::kMaxAttendHeads; ++nq) {
+          const int64_t n_ctx = n_keys + 7, q_stride = head_dim + 2, out_stride = head_dim + 1;
+          auto kt = random_vec(size_t(head_dim) * n_ctx, 11), v = random_vec(size_t(n_keys) * head_dim, 12);
+          auto q = random_vec(size_t(nq) * q_stride, 13, 2.0f);
+          std::vector<float> scores(size_t(nq) * n_keys), out(size_t(nq) * out_stride, -7.0f);
+          const float scale = 0.3f;
+          ck::attend_group(q.data(), q_stride, nq, kt.data(), n_ctx, v.data(), n_keys, head_dim, scale,
+                           scores.data(), out.data(), out_stride);
+          INFO("head_dim " << head_dim << ", keys " << n_keys << ", heads " << nq);
+          for (int g = 0; g < nq; ++g) {
+            std::vector<double> p(n_keys);
+            double max = -1e300, sum = 0;
+            for (int64_t j = 0; j < n_keys; ++j) {
+              double dot = 0;
+              for (int d = 0; d < head_dim; ++d) dot += double(q[g * q_stride + d]) * kt[d * n_ctx + j];
+              p[j] = scale * dot;
+              max = std::max(max, p[j]);
+            }
+            for (auto& x : p) sum += (x = std::exp(x - max));
+            for (int i = 0; i < head_dim; ++i) {
+              double ref = 0;
+              for (int64_t j = 0; j < n_keys; ++j) ref += p[j] / sum * v[j * head_dim + i];
+              REQUIRE(out[g * out_stride + i] == Approx(ref).epsilon(1e-5).margin(1e-5));
+            }
+            REQUIRE(out[g * out_stride + head_dim] == -7.0f);  // the stride's gap untouched
+          }
+        }
+      }
     }
   }
+  ck::force_simd_target("");
 }
 
 TEST_CASE("rope rotates the right pairs by pos * base^(-2i/d)", "[ops]") {
