@@ -11,6 +11,7 @@
 #include <hwy/highway.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/ops.h"
 
@@ -21,25 +22,43 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 
-// scores[g * n_keys + j] = scale * q_g . key_j: a vector of keys at a time,
-// one broadcast of q_g[d] times the keys' dimension d per head, so every
-// head of the group reuses each load of the keys.
+// Independent FMA chains per step: a chain waits four cycles for its last
+// FMA and two FMAs issue per cycle, so about eight to twelve chains keep the
+// units busy. A group of kQ heads gets kUnroll vectors (of keys or of
+// dimensions) per step.
+template <int kQ>
+constexpr int kUnroll = kQ <= 3 ? 4 : kQ == 4 ? 3 : kQ <= 6 ? 2 : 1;
+
+// scores[g * n_keys + j] = scale * q_g . key_j: kUnroll vectors of keys at a
+// time, one broadcast of q_g[d] times the keys' dimension d per head, so
+// every head of the group reuses each load of the keys.
 template <int kQ>
 void GroupScores(const float* q, int64_t q_stride, const float* kt, int64_t kt_stride, int64_t n_keys, int head_dim,
                  float scale, float* scores) {
+  constexpr int U = kUnroll<kQ>;
   const DF df;
   const int64_t N = static_cast<int64_t>(hn::Lanes(df));
   const VF vscale = hn::Set(df, scale);
   int64_t j = 0;
-  for (; j + N <= n_keys; j += N) {
-    VF acc[kQ];
-    for (int g = 0; g < kQ; ++g) acc[g] = hn::Zero(df);
+  auto step = [&](auto unroll) {
+    constexpr int kU = decltype(unroll)::value;
+    VF acc[kQ][kU];
+    for (int g = 0; g < kQ; ++g)
+      for (int u = 0; u < kU; ++u) acc[g][u] = hn::Zero(df);
     for (int d = 0; d < head_dim; ++d) {
-      const VF k = hn::LoadU(df, kt + d * kt_stride + j);
-      for (int g = 0; g < kQ; ++g) acc[g] = hn::MulAdd(hn::Set(df, q[g * q_stride + d]), k, acc[g]);
+      VF k[kU];
+      for (int u = 0; u < kU; ++u) k[u] = hn::LoadU(df, kt + d * kt_stride + j + u * N);
+      for (int g = 0; g < kQ; ++g) {
+        const VF qd = hn::Set(df, q[g * q_stride + d]);
+        for (int u = 0; u < kU; ++u) acc[g][u] = hn::MulAdd(qd, k[u], acc[g][u]);
+      }
     }
-    for (int g = 0; g < kQ; ++g) hn::StoreU(hn::Mul(acc[g], vscale), df, scores + g * n_keys + j);
-  }
+    for (int g = 0; g < kQ; ++g)
+      for (int u = 0; u < kU; ++u) hn::StoreU(hn::Mul(acc[g][u], vscale), df, scores + g * n_keys + j + u * N);
+    j += kU * N;
+  };
+  while (j + U * N <= n_keys) step(std::integral_constant<int, U>());
+  while (j + N <= n_keys) step(std::integral_constant<int, 1>());
   for (; j < n_keys; ++j) {
     for (int g = 0; g < kQ; ++g) {
       float s = 0.0f;
@@ -49,22 +68,33 @@ void GroupScores(const float* q, int64_t q_stride, const float* kt, int64_t kt_s
   }
 }
 
-// out_g = sum_j p[g * n_keys + j] * value_j, one vector of dimensions at a
-// time: each value load serves every head.
+// out_g = sum_j p[g * n_keys + j] * value_j, kUnroll vectors of dimensions at
+// a time: each value load serves every head.
 template <int kQ>
 void GroupMix(const float* p, const float* v, int64_t n_keys, int head_dim, float* out, int64_t out_stride) {
+  constexpr int U = kUnroll<kQ>;
   const DF df;
   const int N = static_cast<int>(hn::Lanes(df));
   int i = 0;
-  for (; i + N <= head_dim; i += N) {
-    VF acc[kQ];
-    for (int g = 0; g < kQ; ++g) acc[g] = hn::Zero(df);
+  auto step = [&](auto unroll) {
+    constexpr int kU = decltype(unroll)::value;
+    VF acc[kQ][kU];
+    for (int g = 0; g < kQ; ++g)
+      for (int u = 0; u < kU; ++u) acc[g][u] = hn::Zero(df);
     for (int64_t j = 0; j < n_keys; ++j) {
-      const VF val = hn::LoadU(df, v + j * head_dim + i);
-      for (int g = 0; g < kQ; ++g) acc[g] = hn::MulAdd(hn::Set(df, p[g * n_keys + j]), val, acc[g]);
+      VF val[kU];
+      for (int u = 0; u < kU; ++u) val[u] = hn::LoadU(df, v + j * head_dim + i + u * N);
+      for (int g = 0; g < kQ; ++g) {
+        const VF pj = hn::Set(df, p[g * n_keys + j]);
+        for (int u = 0; u < kU; ++u) acc[g][u] = hn::MulAdd(pj, val[u], acc[g][u]);
+      }
     }
-    for (int g = 0; g < kQ; ++g) hn::StoreU(acc[g], df, out + g * out_stride + i);
-  }
+    for (int g = 0; g < kQ; ++g)
+      for (int u = 0; u < kU; ++u) hn::StoreU(acc[g][u], df, out + g * out_stride + i + u * N);
+    i += kU * N;
+  };
+  while (i + U * N <= head_dim) step(std::integral_constant<int, U>());
+  while (i + N <= head_dim) step(std::integral_constant<int, 1>());
   for (; i < head_dim; ++i) {
     for (int g = 0; g < kQ; ++g) {
       float s = 0.0f;
