@@ -49,6 +49,7 @@ struct Buffers {
   std::vector<float> xscale, xsum16, xsum32, residual, y_residual;
   std::vector<uint8_t> has_spikes;
   std::vector<int64_t> spiky;
+  std::vector<int32_t> starts, tokens;  // residual rows with a spiky block b: tokens[starts[b] .. starts[b+1])
 };
 
 }  // namespace
@@ -70,22 +71,24 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
 
   // Activation rows 0..n-1: the tokens; rows n..n+m-1: the rounding
   // residuals of the spiky blocks of the m tokens that have any (gemv.h,
-  // kInt8SpikeRatio), multiplied in a second, sparse pass and added.
-  // (Buffers of the calling thread, reused across calls; the parallel region
-  // below reaches them through these references, not by their names, which
-  // would name each worker's own thread_local copy.)
+  // kInt8SpikeRatio), multiplied in a second pass over just those (block,
+  // row) pairs and added. (Buffers of the calling thread, reused across
+  // calls; the parallel region below reaches them through these references,
+  // not by their names, which would name each worker's own thread_local copy.)
   thread_local Buffers buffers;
-  auto& [xq, xscale, xsum16, xsum32, residual, y_residual, has_spikes, spiky] = buffers;
+  auto& [xq, xscale, xsum16, xsum32, residual, y_residual, has_spikes, spiky, starts, tokens] = buffers;
+  const int64_t nb32 = cols / 32;
+  const int64_t y_stride = (rows + group_rows - 1) / group_rows * group_rows;
   xq.resize(static_cast<size_t>(2 * n * cols));
-  xscale.resize(static_cast<size_t>(2 * n * cols / 32));
+  xscale.resize(static_cast<size_t>(2 * n * nb32));
   xsum16.resize(static_cast<size_t>(2 * n * cols / 16));
   xsum32.resize(xscale.size());
   residual.resize(static_cast<size_t>(n * cols));
   has_spikes.resize(static_cast<size_t>(n));
   spiky.clear();
   auto acts = [&](int64_t t) {
-    return qgemm::Int8Activations{xq.data() + t * cols, xscale.data() + t * (cols / 32),
-                                  xsum16.data() + t * (cols / 16), xsum32.data() + t * (cols / 32), cols};
+    return qgemm::Int8Activations{xq.data() + t * cols, xscale.data() + t * nb32, xsum16.data() + t * (cols / 16),
+                                  xsum32.data() + t * nb32, cols};
   };
   auto quantize = [&](const float* x, int64_t t, float* res) {
     const qgemm::Int8Activations a = acts(t);
@@ -94,24 +97,31 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
   };
 
   // One parallel region: quantize the tokens, pick the spiky ones, quantize
-  // their residuals, multiply the tiles of W, add the residual products.
+  // their residuals and list them by block, multiply the tiles of W (both
+  // passes), add the residual products.
 #pragma omp parallel if (rows * cols * n >= kMinParallelWeights)
   {
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < n; ++t) has_spikes[t] = quantize(X + t * cols, t, residual.data() + t * cols);
 #pragma omp single
-    {
-      for (int64_t t = 0; t < n; ++t) {
-        if (has_spikes[t]) spiky.push_back(t);
-      }
-      y_residual.resize(static_cast<size_t>(spiky.size() * rows));
-
+    for (int64_t t = 0; t < n; ++t) {
+      if (has_spikes[t]) spiky.push_back(t);
     }
     const int64_t m = static_cast<int64_t>(spiky.size());
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < m; ++k) quantize(residual.data() + spiky[k] * cols, n + k, nullptr);
-
-
+#pragma omp single
+    {
+      starts.assign(static_cast<size_t>(nb32 + 1), 0);
+      tokens.clear();
+      for (int64_t b = 0; b < nb32; ++b) {
+        for (int64_t k = 0; k < m; ++k) {
+          if (xscale[static_cast<size_t>((n + k) * nb32 + b)] != 0.0f) tokens.push_back(static_cast<int32_t>(k));
+        }
+        starts[static_cast<size_t>(b + 1)] = static_cast<int32_t>(tokens.size());
+      }
+      y_residual.assign(static_cast<size_t>(m * y_stride), 0.0f);
+    }
     thread_local std::vector<uint8_t> tile_u, row_u;
     thread_local std::vector<float> tile_a, tile_c, row_a, row_c;
     const int64_t nblocks = cols / tr.u8_block;
@@ -122,17 +132,17 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
     row_a.resize(static_cast<size_t>(nblocks));
     row_c.resize(row_a.size());
     const qgemm::Int8Scratch s{tile_u.data(), tile_a.data(), tile_c.data(), row_u.data(), row_a.data(), row_c.data()};
-    const qgemm::Int8Batch batches[] = {{acts(0), n, Y, false}, {acts(n), m, y_residual.data(), true}};
+    const qgemm::Int8Residual res{acts(n), starts.data(), tokens.data(), y_residual.data(), y_stride};
 #pragma omp for schedule(dynamic, 1)
     for (int64_t i = 0; i < n_tiles; ++i) {
       const int64_t r0 = i * tile;
-      gemm_rows(dt, static_cast<const uint8_t*>(W), rb, r0, std::min(rows, r0 + tile), batches, m > 0 ? 2 : 1, rows,
-                s);
+      gemm_rows(dt, static_cast<const uint8_t*>(W), rb, r0, std::min(rows, r0 + tile), acts(0), n, Y, rows,
+                m > 0 ? &res : nullptr, s);
     }
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < m; ++k) {
       float* y = Y + spiky[k] * rows;
-      const float* yr = y_residual.data() + k * rows;
+      const float* yr = y_residual.data() + k * y_stride;
       for (int64_t r = 0; r < rows; ++r) y[r] += yr[r];
     }
   }

@@ -43,12 +43,16 @@ struct Int8Activations {
   const float* sum32;    // n x cols/32
   int64_t cols;
 };
-// n tokens and where their outputs go (Y[t * rows + r]).
-struct Int8Batch {
+// The second pass over the spiky blocks (gemv.h, kInt8SpikeRatio): x holds
+// the m residual rows; block b (of 32 values) of residual row k is non-zero
+// for k = tokens[starts[b] .. starts[b + 1]); Y[k * y_stride + r] += the
+// products (y_stride: rows rounded up to a whole group).
+struct Int8Residual {
   Int8Activations x;
-  int64_t n;
+  const int32_t* starts;
+  const int32_t* tokens;
   float* Y;
-  bool sparse;  // most blocks have scale 0 for every token: skip those
+  int64_t y_stride;
 };
 // Per-thread buffers: the interleaved tile and one decoded row.
 struct Int8Scratch {
@@ -124,7 +128,7 @@ HWY_INLINE V32 DotQuad(V32 acc, const uint8_t* w, const int8_t* x4) {
 // blocks of kB weights. u, a, c: the group's interleaved bytes and its
 // per-block (a, c) of R lanes each. `valid` rows are stored (the last group
 // of a matrix may be partial).
-template <int kT, int kB, bool kSignedW, bool kSparse>
+template <int kT, int kB, bool kSignedW>
 HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, int64_t cols, const int8_t* xq,
                               const float* xscale, const float* xsum, float* y, int64_t y_stride, size_t valid) {
   const DF df;
@@ -133,11 +137,6 @@ HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, 
   VF acc[kT];
   for (int t = 0; t < kT; ++t) acc[t] = hn::Zero(df);
   for (int64_t b = 0; b < nblocks; ++b) {
-    if constexpr (kSparse) {  // residual rows: most blocks are zero for every token
-      bool any = false;
-      for (int t = 0; t < kT; ++t) any |= xscale[t * (cols / 32) + b * kB / 32] != 0.0f;
-      if (!any) continue;
-    }
     V32 isum[kT];
     for (int t = 0; t < kT; ++t) isum[t] = hn::Zero(D32());
     for (int j = 0; j < kB / 4; ++j) {
@@ -172,30 +171,69 @@ constexpr int kTokens = 4;
 
 // All n tokens against one group, kTokens at a time; the remainder by the
 // instantiation of its size.
-template <int kB, bool kSignedW, bool kSparse, int kT = kTokens>
+template <int kB, bool kSignedW, int kT = kTokens>
 void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t t0,
                     int64_t n, float* y, int64_t rows, size_t valid) {
   const int64_t cols = x.cols;
   const float* sums = kB == 16 ? x.sum16 : x.sum32;
   int64_t t = t0;
   for (; t + kT <= n; t += kT) {
-    GroupTokens<kT, kB, kSignedW, kSparse>(u, a, c, cols, x.q + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB),
+    GroupTokens<kT, kB, kSignedW>(u, a, c, cols, x.q + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB),
                                   y + t * rows, rows, valid);
   }
   if constexpr (kT > 1) {
-    if (t < n) GroupAllTokens<kB, kSignedW, kSparse, kT - 1>(u, a, c, x, t, n, y, rows, valid);
+    if (t < n) GroupAllTokens<kB, kSignedW, kT - 1>(u, a, c, x, t, n, y, rows, valid);
   }
 }
 
-template <bool kSparse>
-void Dispatch(int u8_block, bool signed_q8, const uint8_t* u, const float* a, const float* c, const Int8Batch& bt,
-              float* y, int64_t rows, size_t valid) {
-  if (u8_block == 16) {
-    GroupAllTokens<16, false, kSparse>(u, a, c, bt.x, 0, bt.n, y, rows, valid);
-  } else if (signed_q8) {
-    if constexpr (!kHasVnni) GroupAllTokens<32, true, kSparse>(u, a, c, bt.x, 0, bt.n, y, rows, valid);
-  } else {
-    GroupAllTokens<32, false, kSparse>(u, a, c, bt.x, 0, bt.n, y, rows, valid);
+// The residual products of one group for the kT residual rows toks[0..kT)
+// in block b32 (of 32 values; two blocks of kB = 16): accumulated into Y in
+// memory, since each (block, row) pair is visited once.
+template <int kT, int kB, bool kSignedW>
+HWY_NOINLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
+                                 int64_t b32, const int32_t* toks, float* y) {
+  const DF df;
+  const size_t R = hn::Lanes(D32());
+  const int64_t cols = res.x.cols;
+  const float* sums = kB == 16 ? res.x.sum16 : res.x.sum32;
+  for (int64_t b = b32 * (32 / kB); b < (b32 + 1) * (32 / kB); ++b) {
+    V32 isum[kT];
+    for (int t = 0; t < kT; ++t) isum[t] = hn::Zero(D32());
+    for (int j = 0; j < kB / 4; ++j) {
+      const uint8_t* w = u + static_cast<size_t>(b * kB / 4 + j) * 4 * R;
+      for (int t = 0; t < kT; ++t) isum[t] = DotQuad<kSignedW>(isum[t], w, res.x.q + toks[t] * cols + b * kB + 4 * j);
+    }
+    const VF va = hn::LoadU(df, a + b * R), vc = hn::LoadU(df, c + b * R);
+    for (int t = 0; t < kT; ++t) {
+      float* yt = y + toks[t] * res.y_stride;
+      const VF scaled = hn::Mul(hn::ConvertTo(df, isum[t]), hn::Set(df, res.x.scale[toks[t] * (cols / 32) + b32]));
+      VF acc = hn::MulAdd(va, scaled, hn::LoadU(df, yt));
+      acc = hn::MulAdd(vc, hn::Set(df, sums[toks[t] * (cols / kB) + b]), acc);
+      hn::StoreU(acc, df, yt);
+    }
+  }
+}
+
+template <int kB, bool kSignedW, int kT = kTokens>
+void ResidualAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res, int64_t b32,
+                       const int32_t* toks, int64_t n, float* y) {
+  int64_t t = 0;
+  for (; t + kT <= n; t += kT) ResidualTokens<kT, kB, kSignedW>(u, a, c, res, b32, toks + t, y);
+  if constexpr (kT > 1) {
+    if (t < n) ResidualAllTokens<kB, kSignedW, kT - 1>(u, a, c, res, b32, toks + t, n - t, y);
+  }
+}
+
+// Both passes for one group: every token, then the spiky (block, token)
+// pairs of the residual rows.
+template <int kB, bool kSignedW>
+void GroupBothPasses(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t n,
+                     float* y, int64_t rows, size_t valid, const Int8Residual* res, float* y_res) {
+  GroupAllTokens<kB, kSignedW>(u, a, c, x, 0, n, y, rows, valid);
+  if (res == nullptr) return;
+  for (int64_t b32 = 0; b32 < x.cols / 32; ++b32) {
+    const int32_t begin = res->starts[b32], end = res->starts[b32 + 1];
+    if (end > begin) ResidualAllTokens<kB, kSignedW>(u, a, c, *res, b32, res->tokens + begin, end - begin, y_res);
   }
 }
 
@@ -232,12 +270,13 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
   }
 }
 
-// For rows [r0, r1) of W, decoded once: Y[t * rows + r] of every batch.
-void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, const Int8Batch* batches,
-                  int n_batches, int64_t rows, const Int8Scratch& s) {
+// For rows [r0, r1) of W, decoded once: Y[t * rows + r] for the n tokens
+// of x, and the residual products (res may be null).
+void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, const Int8Activations& x,
+                  int64_t n, float* Y, int64_t rows, const Int8Residual* res, const Int8Scratch& s) {
   const DTypeTraits& tr = traits(dt);
   const bool signed_q8 = dt == DType::Q8_0 && !kHasVnni;
-  const int64_t cols = batches[0].x.cols;
+  const int64_t cols = x.cols;
   BuildTile(tr, W, row_bytes, r0, r1, cols, signed_q8, s);
   const size_t R = GroupRows();
   const int64_t nblocks = cols / tr.u8_block;
@@ -247,14 +286,13 @@ void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int6
     const float* a = s.tile_a + static_cast<size_t>(g * nblocks) * R;
     const float* c = s.tile_c + static_cast<size_t>(g * nblocks) * R;
     const size_t valid = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g0));
-    for (int i = 0; i < n_batches; ++i) {
-      const Int8Batch& bt = batches[i];
-      float* y = bt.Y + g0;
-      if (bt.sparse) {
-        Dispatch<true>(tr.u8_block, signed_q8, u, a, c, bt, y, rows, valid);
-      } else {
-        Dispatch<false>(tr.u8_block, signed_q8, u, a, c, bt, y, rows, valid);
-      }
+    float* y_res = res != nullptr ? res->Y + g0 : nullptr;
+    if (tr.u8_block == 16) {
+      GroupBothPasses<16, false>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+    } else if (signed_q8) {
+      if constexpr (!kHasVnni) GroupBothPasses<32, true>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+    } else {
+      GroupBothPasses<32, false>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
     }
   }
 }
