@@ -11,7 +11,8 @@
 // Activations: int8 per 32 values (x ~ q * s, s = max|x| / 127), the same
 // rounding as llama.cpp's Q8_0 (the measured decision in docs/kernels.md).
 // Per block b of a row r and token t: y += a * s * sum(u*q) + c * (sum of
-// the rounded x over the block).
+// the rounded x over the block). Blocks of heavy-tailed activations get a
+// second pass over their rounding error (Int8Residual, gemv.h).
 // Instructions: vpdpbusd (AVX3_DL: AVX512-VNNI) or pmaddubsw + pmaddwd
 // (AVX3, AVX2, SSE4, SSSE3), whose int16 pair sums cannot saturate because
 // u <= 63 (Q8_0 there keeps its signed q and moves the sign onto x).
