@@ -1,12 +1,13 @@
-// Per-target fused dequant-GEMV/GEMM kernels, re-included by gemv.cc once per
-// Highway target (HWY_TARGET_INCLUDE + foreach_target.h).
+// Per-target fused dequant-GEMV kernels and the fp32 GEMM of F32/F16/BF16,
+// re-included by gemv.cc once per Highway target (HWY_TARGET_INCLUDE +
+// foreach_target.h). The integer GEMM of the quantized dtypes (prefill) is
+// gemm_int8-inl.h.
 //
 // Weights are widened in registers, never written out. The block-quantized
 // dtypes (Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K) multiply them as int16 with the
 // activations rounded to int16 per 128 values (the measured decision in
 // docs/kernels.md): exact int32 sums per block or half block, scaled once in
-// fp32. F32/F16/BF16, and every GEMM (prefill, on
-// decoded rows), multiply in fp32. Float vectors are capped at 16 lanes so
+// fp32. F32/F16/BF16 multiply in fp32. Float vectors are capped at 16 lanes so
 // that one vector never spans two sub-blocks (Q6_K's are 16 weights).
 
 // Per-target include guard (the Highway "toggle" idiom).

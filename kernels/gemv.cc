@@ -1,5 +1,6 @@
-// The static (non-SIMD) half of the GEMV/GEMM kernels: argument checks,
-// thread partitioning and dispatch into the per-target code of gemv-inl.h.
+// The static (non-SIMD) half of the GEMV kernels and of the fp32 GEMM of
+// F32/F16/BF16: argument checks, thread partitioning and dispatch into the
+// per-target code of gemv-inl.h (the integer GEMM: gemm.cc).
 #include "kernels/gemv.h"
 #include "kernels/matmul_internal.h"
 
@@ -93,10 +94,10 @@ std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
 // Sums of the rounded activations (q16 * scale) over each `width` (16 or
 // 32) values: exact in int32, scaled once. The offset terms of Q4_0/Q4_1
 // (-8d, m), Q4_K (the minimums) and Q6_K (-32) multiply these, so that a
-// kernel computes sum w * (rounded x) as gemm does; with the sums of the
-// exact x instead, the rounding errors of the two terms would not cancel
-// (the weights' q are all positive) and decode would be about twice as far
-// from the fp64 reference as prefill (measured on SmolLM2's Q4_1).
+// kernel computes sum w * (rounded x); with the sums of the exact x instead,
+// the rounding errors of the two terms would not cancel (the weights' q are
+// all positive) and decode was about twice as far from the fp64 reference
+// (measured on SmolLM2's Q4_1).
 const float* block_sums(const int16_t* q16, const float* scale32, int64_t cols, int width, std::vector<float>& buf) {
   buf.assign(static_cast<size_t>(cols / width), 0.0f);
   for (int64_t k = 0; k < cols / width; ++k) {
