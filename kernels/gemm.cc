@@ -76,7 +76,16 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
   // calls; the parallel region below reaches them through these references,
   // not by their names, which would name each worker's own thread_local copy.)
   thread_local Buffers buffers;
-  auto& [xq, xscale, xsum16, xsum32, residual, y_residual, has_spikes, spiky, starts, tokens] = buffers;
+  auto& xq = buffers.xq;
+  auto& xscale = buffers.xscale;
+  auto& xsum16 = buffers.xsum16;
+  auto& xsum32 = buffers.xsum32;
+  auto& residual = buffers.residual;
+  auto& y_residual = buffers.y_residual;
+  auto& has_spikes = buffers.has_spikes;
+  auto& spiky = buffers.spiky;
+  auto& starts = buffers.starts;
+  auto& tokens = buffers.tokens;
   const int64_t nb32 = cols / 32;
   const int64_t y_stride = (rows + group_rows - 1) / group_rows * group_rows;
   xq.resize(static_cast<size_t>(2 * n * cols));

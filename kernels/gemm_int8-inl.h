@@ -87,10 +87,17 @@ size_t GroupRows() { return hn::Lanes(D32()); }
 // Q8_0 without VNNI), x4 four signed bytes.
 template <bool kSignedW>
 HWY_INLINE V32 DotQuad(V32 acc, const uint8_t* w, const int8_t* x4) {
-#if HWY_TARGET == HWY_SCALAR
-  int32_t s = hn::GetLane(acc);
-  for (int i = 0; i < 4; ++i) s += (kSignedW ? static_cast<int8_t>(w[i]) : int32_t{w[i]}) * x4[i];
-  return hn::Set(D32(), s);
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  // Portable targets (no byte dot product): lane by lane.
+  HWY_ALIGN int32_t lanes[hn::MaxLanes(D32())];
+  hn::Store(acc, D32(), lanes);
+  for (size_t r = 0; r < hn::Lanes(D32()); ++r) {
+    for (size_t i = 0; i < 4; ++i) {
+      const uint8_t b = w[4 * r + i];
+      lanes[r] += (kSignedW ? static_cast<int8_t>(b) : int32_t{b}) * x4[i];
+    }
+  }
+  return hn::Load(D32(), lanes);
 #else
   const auto wv = hn::LoadU(DU8(), w);
 #if HWY_TARGET == HWY_AVX3_DL
