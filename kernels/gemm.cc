@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernels/gemv.h"
@@ -24,6 +25,7 @@ namespace qgemm {
 HWY_EXPORT(GroupRows);
 HWY_EXPORT(GemmInt8Rows);
 HWY_EXPORT(QuantizeRowInt8);
+HWY_EXPORT(FixedOffset);
 }  // namespace qgemm
 
 namespace {
@@ -46,7 +48,7 @@ int64_t tile_rows(int64_t rows, int64_t cols, int u8_block, int64_t group_rows, 
 // The activations of one gemm call.
 struct Buffers {
   std::vector<int8_t> xq;
-  std::vector<float> xscale, xsum16, xsum32, residual, y_residual;
+  std::vector<float> xscale, xsum16, xsum32, koff, residual, y_residual;
   std::vector<uint8_t> has_spikes;
   std::vector<int64_t> spiky;
   std::vector<int32_t> starts, tokens;  // residual rows with a spiky block b: tokens[starts[b] .. starts[b+1])
@@ -80,6 +82,7 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
   auto& xscale = buffers.xscale;
   auto& xsum16 = buffers.xsum16;
   auto& xsum32 = buffers.xsum32;
+  auto& koff = buffers.koff;
   auto& residual = buffers.residual;
   auto& y_residual = buffers.y_residual;
   auto& has_spikes = buffers.has_spikes;
@@ -92,12 +95,16 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
   xscale.resize(static_cast<size_t>(2 * n * nb32));
   xsum16.resize(static_cast<size_t>(2 * n * cols / 16));
   xsum32.resize(xscale.size());
+  const float k = HWY_DYNAMIC_DISPATCH(qgemm::FixedOffset)(dt);
+  const bool fixed_offset = !std::isnan(k);
+  const int64_t nbw = cols / tr.u8_block;  // weight blocks per row
+  koff.resize(fixed_offset ? static_cast<size_t>(2 * n * nbw) : 0);
   residual.resize(static_cast<size_t>(n * cols));
   has_spikes.resize(static_cast<size_t>(n));
   spiky.clear();
   auto acts = [&](int64_t t) {
     return qgemm::Int8Activations{xq.data() + t * cols, xscale.data() + t * nb32, xsum16.data() + t * (cols / 16),
-                                  xsum32.data() + t * nb32, cols};
+                                  xsum32.data() + t * nb32, fixed_offset ? koff.data() + t * nbw : nullptr, cols};
   };
   auto quantize = [&](const float* x, int64_t t, float* res) {
     const qgemm::Int8Activations a = acts(t);
@@ -118,14 +125,21 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
     }
     const int64_t m = static_cast<int64_t>(spiky.size());
 #pragma omp for schedule(static)
-    for (int64_t k = 0; k < m; ++k) quantize(residual.data() + spiky[k] * cols, n + k, nullptr);
+    for (int64_t i = 0; i < m; ++i) quantize(residual.data() + spiky[i] * cols, n + i, nullptr);
+    if (fixed_offset) {
+      const float* sums = tr.u8_block == 16 ? xsum16.data() : xsum32.data();
+#pragma omp for schedule(static)
+      for (int64_t t = 0; t < n + m; ++t) {
+        for (int64_t b = 0; b < nbw; ++b) koff[static_cast<size_t>(t * nbw + b)] = k * sums[t * nbw + b];
+      }
+    }
 #pragma omp single
     {
       starts.assign(static_cast<size_t>(nb32 + 1), 0);
       tokens.clear();
       for (int64_t b = 0; b < nb32; ++b) {
-        for (int64_t k = 0; k < m; ++k) {
-          if (xscale[static_cast<size_t>((n + k) * nb32 + b)] != 0.0f) tokens.push_back(static_cast<int32_t>(k));
+        for (int64_t i = 0; i < m; ++i) {
+          if (xscale[static_cast<size_t>((n + i) * nb32 + b)] != 0.0f) tokens.push_back(static_cast<int32_t>(i));
         }
         starts[static_cast<size_t>(b + 1)] = static_cast<int32_t>(tokens.size());
       }
@@ -149,9 +163,9 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
                 m > 0 ? &res : nullptr, s);
     }
 #pragma omp for schedule(static)
-    for (int64_t k = 0; k < m; ++k) {
-      float* y = Y + spiky[k] * rows;
-      const float* yr = y_residual.data() + k * y_stride;
+    for (int64_t i = 0; i < m; ++i) {
+      float* y = Y + spiky[i] * rows;
+      const float* yr = y_residual.data() + i * y_stride;
       for (int64_t r = 0; r < rows; ++r) y[r] += yr[r];
     }
   }

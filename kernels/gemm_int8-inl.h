@@ -42,6 +42,10 @@ struct Int8Activations {
   const float* scale;    // n x cols/32
   const float* sum16;    // n x cols/16: sums of the rounded x (q * scale)
   const float* sum32;    // n x cols/32
+  // For the dtypes whose offset is a fixed multiple of the scale (c = k a,
+  // FixedOffset): k times the sums per weight block, so the two terms fold
+  // into one, a * (s * sum(u*q) + k * sum(x)); null for the others.
+  const float* koff;     // n x cols/u8_block
   int64_t cols;
 };
 // The second pass over the spiky blocks (gemv.h, kInt8SpikeRatio): x holds
@@ -82,6 +86,18 @@ constexpr bool kHasVnni = HWY_TARGET == HWY_AVX3_DL;
 
 // Rows per interleaved group: one per int32 lane.
 size_t GroupRows() { return hn::Lanes(D32()); }
+
+// k where this target's byte form has c = k * a for every block (Q4_0's
+// -8, Q6_K's -32, Q8_0's -128 with VNNI and 0 without, where it keeps the
+// signed q); NaN where c is free (Q4_1's m, the K-quants' minimums).
+float FixedOffset(DType dt) {
+  switch (dt) {
+    case DType::Q4_0: return -8.0f;
+    case DType::Q6_K: return -32.0f;
+    case DType::Q8_0: return kHasVnni ? -128.0f : 0.0f;
+    default: return std::numeric_limits<float>::quiet_NaN();
+  }
+}
 
 // acc[r] += sum_{i<4} w[4r + i] * x4[i]: w unsigned bytes (kSignedW: signed,
 // Q8_0 without VNNI), x4 four signed bytes.
@@ -136,7 +152,7 @@ HWY_INLINE V32 DotQuad(V32 acc, const uint8_t* w, const int8_t* x4) {
 // blocks of kB weights. u, a, c: the group's interleaved bytes and its
 // per-block (a, c) of R lanes each. `valid` rows are stored (the last group
 // of a matrix may be partial).
-template <int kT, int kB, bool kSignedW>
+template <int kT, int kB, bool kSignedW, bool kFixedC>
 HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, int64_t cols, const int8_t* xq,
                               const float* xscale, const float* xsum, float* y, int64_t y_stride, size_t valid) {
   const DF df;
@@ -151,11 +167,16 @@ HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, 
       const uint8_t* w = u + static_cast<size_t>(b * kB / 4 + j) * 4 * R;
       for (int t = 0; t < kT; ++t) isum[t] = DotQuad<kSignedW>(isum[t], w, xq + t * cols + b * kB + 4 * j);
     }
-    const VF va = hn::LoadU(df, a + b * R), vc = hn::LoadU(df, c + b * R);
+    const VF va = hn::LoadU(df, a + b * R);
     for (int t = 0; t < kT; ++t) {
-      const VF scaled = hn::Mul(hn::ConvertTo(df, isum[t]), hn::Set(df, xscale[t * (cols / 32) + b * kB / 32]));
-      acc[t] = hn::MulAdd(va, scaled, acc[t]);
-      acc[t] = hn::MulAdd(vc, hn::Set(df, xsum[t * nblocks + b]), acc[t]);
+      const VF xs = hn::Set(df, xscale[t * (cols / 32) + b * kB / 32]);
+      const VF sum = hn::Set(df, xsum[t * nblocks + b]);  // k * sum(x) if kFixedC
+      if constexpr (kFixedC) {
+        acc[t] = hn::MulAdd(va, hn::MulAdd(hn::ConvertTo(df, isum[t]), xs, sum), acc[t]);
+      } else {
+        acc[t] = hn::MulAdd(va, hn::Mul(hn::ConvertTo(df, isum[t]), xs), acc[t]);
+        acc[t] = hn::MulAdd(hn::LoadU(df, c + b * R), sum, acc[t]);
+      }
     }
   }
   for (int t = 0; t < kT; ++t) {
@@ -183,11 +204,11 @@ template <int kB, bool kSignedW, int kT = kTokens>
 void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t t0,
                     int64_t n, float* y, int64_t rows, size_t valid) {
   const int64_t cols = x.cols;
-  const float* sums = kB == 16 ? x.sum16 : x.sum32;
+  const float* sums = x.koff != nullptr ? x.koff : kB == 16 ? x.sum16 : x.sum32;
   int64_t t = t0;
   for (; t + kT <= n; t += kT) {
-    GroupTokens<kT, kB, kSignedW>(u, a, c, cols, x.q + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB),
-                                  y + t * rows, rows, valid);
+    const auto run = x.koff != nullptr ? GroupTokens<kT, kB, kSignedW, true> : GroupTokens<kT, kB, kSignedW, false>;
+    run(u, a, c, cols, x.q + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB), y + t * rows, rows, valid);
   }
   if constexpr (kT > 1) {
     if (t < n) GroupAllTokens<kB, kSignedW, kT - 1>(u, a, c, x, t, n, y, rows, valid);
@@ -197,13 +218,13 @@ void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8
 // The residual products of one group for the kT residual rows toks[0..kT)
 // in block b32 (of 32 values; two blocks of kB = 16): accumulated into Y in
 // memory, since each (block, row) pair is visited once.
-template <int kT, int kB, bool kSignedW>
+template <int kT, int kB, bool kSignedW, bool kFixedC>
 HWY_NOINLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
                                  int64_t b32, const int32_t* toks, float* y) {
   const DF df;
   const size_t R = hn::Lanes(D32());
   const int64_t cols = res.x.cols;
-  const float* sums = kB == 16 ? res.x.sum16 : res.x.sum32;
+  const float* sums = kFixedC ? res.x.koff : kB == 16 ? res.x.sum16 : res.x.sum32;
   for (int64_t b = b32 * (32 / kB); b < (b32 + 1) * (32 / kB); ++b) {
     V32 isum[kT];
     for (int t = 0; t < kT; ++t) isum[t] = hn::Zero(D32());
@@ -211,13 +232,17 @@ HWY_NOINLINE void ResidualTokens(const uint8_t* u, const float* a, const float* 
       const uint8_t* w = u + static_cast<size_t>(b * kB / 4 + j) * 4 * R;
       for (int t = 0; t < kT; ++t) isum[t] = DotQuad<kSignedW>(isum[t], w, res.x.q + toks[t] * cols + b * kB + 4 * j);
     }
-    const VF va = hn::LoadU(df, a + b * R), vc = hn::LoadU(df, c + b * R);
+    const VF va = hn::LoadU(df, a + b * R);
     for (int t = 0; t < kT; ++t) {
       float* yt = y + toks[t] * res.y_stride;
-      const VF scaled = hn::Mul(hn::ConvertTo(df, isum[t]), hn::Set(df, res.x.scale[toks[t] * (cols / 32) + b32]));
-      VF acc = hn::MulAdd(va, scaled, hn::LoadU(df, yt));
-      acc = hn::MulAdd(vc, hn::Set(df, sums[toks[t] * (cols / kB) + b]), acc);
-      hn::StoreU(acc, df, yt);
+      const VF xs = hn::Set(df, res.x.scale[toks[t] * (cols / 32) + b32]);
+      const VF sum = hn::Set(df, sums[toks[t] * (cols / kB) + b]);  // k * sum(x) if kFixedC
+      if constexpr (kFixedC) {
+        hn::StoreU(hn::MulAdd(va, hn::MulAdd(hn::ConvertTo(df, isum[t]), xs, sum), hn::LoadU(df, yt)), df, yt);
+      } else {
+        const VF acc = hn::MulAdd(va, hn::Mul(hn::ConvertTo(df, isum[t]), xs), hn::LoadU(df, yt));
+        hn::StoreU(hn::MulAdd(hn::LoadU(df, c + b * R), sum, acc), df, yt);
+      }
     }
   }
 }
@@ -226,7 +251,8 @@ template <int kB, bool kSignedW, int kT = kTokens>
 void ResidualAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res, int64_t b32,
                        const int32_t* toks, int64_t n, float* y) {
   int64_t t = 0;
-  for (; t + kT <= n; t += kT) ResidualTokens<kT, kB, kSignedW>(u, a, c, res, b32, toks + t, y);
+  const auto run = res.x.koff != nullptr ? ResidualTokens<kT, kB, kSignedW, true> : ResidualTokens<kT, kB, kSignedW, false>;
+  for (; t + kT <= n; t += kT) run(u, a, c, res, b32, toks + t, y);
   if constexpr (kT > 1) {
     if (t < n) ResidualAllTokens<kB, kSignedW, kT - 1>(u, a, c, res, b32, toks + t, n - t, y);
   }
