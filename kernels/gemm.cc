@@ -107,9 +107,8 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
                                   xsum32.data() + t * nb32, fixed_offset ? koff.data() + t * nbw : nullptr, cols};
   };
   auto quantize = [&](const float* x, int64_t t, float* res) {
-    const qgemm::Int8Activations a = acts(t);
-    return quantize_row(x, cols, const_cast<int8_t*>(a.q), const_cast<float*>(a.scale),
-                        const_cast<float*>(a.sum16), const_cast<float*>(a.sum32), res, kInt8SpikeRatio);
+    return quantize_row(x, cols, xq.data() + t * cols, xscale.data() + t * nb32, xsum16.data() + t * (cols / 16),
+                        xsum32.data() + t * nb32, res, kInt8SpikeRatio);
   };
 
   // One parallel region: quantize the tokens, pick the spiky ones, quantize
@@ -147,12 +146,11 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
     }
     thread_local std::vector<uint8_t> tile_u, row_u;
     thread_local std::vector<float> tile_a, tile_c, row_a, row_c;
-    const int64_t nblocks = cols / tr.u8_block;
     tile_u.resize(static_cast<size_t>(tile * cols));
-    tile_a.resize(static_cast<size_t>(tile * nblocks));
+    tile_a.resize(static_cast<size_t>(tile * nbw));
     tile_c.resize(tile_a.size());
     row_u.resize(static_cast<size_t>(cols));
-    row_a.resize(static_cast<size_t>(nblocks));
+    row_a.resize(static_cast<size_t>(nbw));
     row_c.resize(row_a.size());
     const qgemm::Int8Scratch s{tile_u.data(), tile_a.data(), tile_c.data(), row_u.data(), row_a.data(), row_c.data()};
     const qgemm::Int8Residual res{acts(n), starts.data(), tokens.data(), y_residual.data(), y_stride};

@@ -286,9 +286,8 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
       const int64_t r = r0 + g * static_cast<int64_t>(R) + static_cast<int64_t>(rr);
       if (r < r1) {
         tr.decode_u8(W + static_cast<size_t>(r) * row_bytes, cols, s.row_u, s.row_a, s.row_c);
-        if (signed_q8) {  // back to q (decode_u8 stores q + 128) and no offset term
+        if (signed_q8) {  // back to q (decode_u8 stores q + 128); FixedOffset drops the c term
           for (int64_t i = 0; i < cols; ++i) s.row_u[i] ^= 0x80;
-          std::fill_n(s.row_c, nblocks, 0.0f);
         }
       } else {
         std::memset(s.row_u, 0, static_cast<size_t>(cols));
