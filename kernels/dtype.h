@@ -41,9 +41,11 @@ struct DTypeTraits {
   DequantizeFn dequantize;   // scalar reference, bit-exact with gguf-py
   bool native;               // has a fused GEMV kernel; otherwise transcoded at conversion
   // The integer GEMM's weight form (decode_u8.h): weights per (a, c) pair,
-  // and the decoder; 0 / null where the GEMM multiplies in fp32 (F32, F16,
-  // BF16) or the dtype is not native.
+  // the largest u it produces (how many byte products may add up in int16
+  // without overflow), and the decoder; 0 / null where the GEMM multiplies
+  // in fp32 (F32, F16, BF16) or the dtype is not native.
   int u8_block;
+  int u8_max;
   DecodeU8Fn decode_u8;
 };
 

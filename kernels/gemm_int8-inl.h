@@ -15,7 +15,9 @@
 // second pass over their rounding error (Int8Residual, gemv.h).
 // Instructions: vpdpbusd (AVX3_DL: AVX512-VNNI) or pmaddubsw + pmaddwd
 // (AVX3, AVX2, SSE4, SSSE3), whose int16 pair sums cannot saturate because
-// u <= 63 (Q8_0 there keeps its signed q and moves the sign onto x).
+// u <= 63 (Q8_0 there keeps its signed q and moves the sign onto x); the
+// pair sums of several quads add up in int16 before one pmaddwd, as many
+// as the dtype's largest u allows (BlockProducts).
 
 #if defined(CK_KERNELS_GEMM_INT8_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CK_KERNELS_GEMM_INT8_INL_H_
@@ -82,77 +84,146 @@ using DI8 = hn::Repartition<int8_t, D32>;
 using V32 = hn::Vec<D32>;
 using VF = hn::Vec<DF>;
 
-constexpr bool kHasVnni = HWY_TARGET == HWY_AVX3_DL;
+// Whether bytes multiply through int16 pair sums (pmaddubsw + pmaddwd),
+// rather than vpdpbusd (AVX3_DL) or lane by lane (portable targets). Their
+// unsigned-by-signed products would saturate for Q8_0's u = q + 128, so
+// there Q8_0 keeps its signed q and moves the sign onto x.
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_AVX3_DL
+constexpr bool kPairSums = false;
+#else
+constexpr bool kPairSums = true;
+#endif
 
 // Rows per interleaved group: one per int32 lane.
 size_t GroupRows() { return hn::Lanes(D32()); }
 
 // k where this target's byte form has c = k * a for every block (Q4_0's
-// -8, Q6_K's -32, Q8_0's -128 with VNNI and 0 without, where it keeps the
+// -8, Q6_K's -32, Q8_0's -128, or 0 with pair sums, where it keeps the
 // signed q); NaN where c is free (Q4_1's m, the K-quants' minimums).
 float FixedOffset(DType dt) {
   switch (dt) {
     case DType::Q4_0: return -8.0f;
     case DType::Q6_K: return -32.0f;
-    case DType::Q8_0: return kHasVnni ? -128.0f : 0.0f;
+    case DType::Q8_0: return kPairSums ? 0.0f : -128.0f;
     default: return std::numeric_limits<float>::quiet_NaN();
   }
 }
 
-// acc[r] += sum_{i<4} w[4r + i] * x4[i]: w unsigned bytes (kSignedW: signed,
-// Q8_0 without VNNI), x4 four signed bytes.
-template <bool kSignedW>
+// acc[r] += sum_{i<4} w[4r + i] * x4[i]: w unsigned bytes, x4 four signed
+// bytes (the targets without pair sums).
 HWY_INLINE V32 DotQuad(V32 acc, const uint8_t* w, const int8_t* x4) {
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-  // Portable targets (no byte dot product): lane by lane.
-  HWY_ALIGN int32_t lanes[hn::MaxLanes(D32())];
-  hn::Store(acc, D32(), lanes);
-  for (size_t r = 0; r < hn::Lanes(D32()); ++r) {
-    for (size_t i = 0; i < 4; ++i) {
-      const uint8_t b = w[4 * r + i];
-      lanes[r] += (kSignedW ? static_cast<int8_t>(b) : int32_t{b}) * x4[i];
-    }
-  }
-  return hn::Load(D32(), lanes);
-#else
-  const auto wv = hn::LoadU(DU8(), w);
 #if HWY_TARGET == HWY_AVX3_DL
-  static_assert(!kSignedW, "VNNI multiplies unsigned weights");
   // Highway 1.0.3 has no op for vpdpbusd and its AVX3_DL target attribute
   // lacks avx512vnni, so the intrinsic would not inline: asm, with x4
   // broadcast straight from memory.
   auto raw = acc.raw;
-  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(raw) : "v"(wv.raw), "m"(*reinterpret_cast<const int32_t*>(x4)));
+  asm("vpdpbusd %2%{1to16%}, %1, %0"
+      : "+v"(raw)
+      : "v"(hn::LoadU(DU8(), w).raw), "m"(*reinterpret_cast<const int32_t*>(x4)));
   return V32{raw};
 #else
+  // Portable targets (no byte dot product): lane by lane.
+  HWY_ALIGN int32_t lanes[hn::MaxLanes(D32())];
+  hn::Store(acc, D32(), lanes);
+  for (size_t r = 0; r < hn::Lanes(D32()); ++r) {
+    for (size_t i = 0; i < 4; ++i) lanes[r] += int32_t{w[4 * r + i]} * x4[i];
+  }
+  return hn::Load(D32(), lanes);
+#endif
+}
+
+#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_AVX3_DL
+using D16 = hn::Repartition<int16_t, D32>;
+using V16 = hn::Vec<D16>;
+
+// The int16 pair sums w[4r] x4[0] + w[4r+1] x4[1], w[4r+2] x4[2] +
+// w[4r+3] x4[3] (pmaddubsw): w unsigned bytes, or signed (kSignedW: Q8_0,
+// whose q + 128 would saturate) with the sign moved onto x.
+template <bool kSignedW>
+HWY_INLINE V16 PairSums(const uint8_t* w, const int8_t* x4) {
   int32_t x32;
   std::memcpy(&x32, x4, 4);
-  auto xv = hn::BitCast(DI8(), hn::Set(D32(), x32));
-  auto uv = wv;
-  if constexpr (kSignedW) {  // |w| * (x with the sign of w) == w * x
-    const auto ws = hn::BitCast(DI8(), wv);
-    xv = hn::IfThenElse(hn::Lt(ws, hn::Zero(DI8())), hn::Neg(xv), xv);
-    uv = hn::BitCast(DU8(), hn::Abs(ws));
-  }
+  auto xv = hn::Set(D32(), x32).raw;
+  auto wv = hn::LoadU(DU8(), w).raw;
 #if HWY_TARGET <= HWY_AVX3
-  const auto pairs = _mm512_maddubs_epi16(uv.raw, xv.raw);
-  return hn::Add(acc, V32{_mm512_madd_epi16(pairs, _mm512_set1_epi16(1))});
+  if constexpr (kSignedW) {
+    // |w| * (x with the sign of w) == w * x; AVX-512 has no vpsignb.
+    const auto neg = _mm512_movepi8_mask(wv);
+    xv = _mm512_mask_sub_epi8(xv, neg, _mm512_setzero_si512(), xv);
+    wv = _mm512_abs_epi8(wv);
+  }
+  return V16{_mm512_maddubs_epi16(wv, xv)};
 #elif HWY_TARGET == HWY_AVX2
-  const auto pairs = _mm256_maddubs_epi16(uv.raw, xv.raw);
-  return hn::Add(acc, V32{_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))});
+  if constexpr (kSignedW) {
+    xv = _mm256_sign_epi8(xv, wv);
+    wv = _mm256_abs_epi8(wv);
+  }
+  return V16{_mm256_maddubs_epi16(wv, xv)};
 #else
-  const auto pairs = _mm_maddubs_epi16(uv.raw, xv.raw);
-  return hn::Add(acc, V32{_mm_madd_epi16(pairs, _mm_set1_epi16(1))});
+  if constexpr (kSignedW) {
+    xv = _mm_sign_epi8(xv, wv);
+    wv = _mm_abs_epi8(wv);
+  }
+  return V16{_mm_maddubs_epi16(wv, xv)};
 #endif
+}
+
+// acc + the int32 sums of adjacent int16 pairs (pmaddwd by ones).
+HWY_INLINE V32 AddWidened(V32 acc, V16 pairs) {
+#if HWY_TARGET <= HWY_AVX3
+  return hn::Add(acc, V32{_mm512_madd_epi16(pairs.raw, _mm512_set1_epi16(1))});
+#elif HWY_TARGET == HWY_AVX2
+  return hn::Add(acc, V32{_mm256_madd_epi16(pairs.raw, _mm256_set1_epi16(1))});
+#else
+  return hn::Add(acc, V32{_mm_madd_epi16(pairs.raw, _mm_set1_epi16(1))});
 #endif
+}
 #endif
+
+// isum[t] += the products of the kB weights at u (kB / 4 quads of R x 4
+// bytes) with token t's kB activation bytes at x[t]. With pair sums, kDepth
+// quads add up in int16 before one widening: the dtype's largest u bounds
+// each pair sum by 2 * 127 * u_max (Depth), so kDepth of them cannot
+// overflow, which saves a pmaddwd and an add per quad.
+template <int kT, int kB, bool kSignedW, int kDepth>
+HWY_INLINE void BlockProducts(const uint8_t* u, const int8_t* const* x, V32* isum) {
+  const size_t R = hn::Lanes(D32());
+#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_AVX3_DL
+  static_assert((kB / 4) % kDepth == 0, "whole runs of quads");
+  for (int j0 = 0; j0 < kB / 4; j0 += kDepth) {
+    V16 pairs[kT];
+    for (int j = j0; j < j0 + kDepth; ++j) {
+      const uint8_t* w = u + static_cast<size_t>(j) * 4 * R;
+      for (int t = 0; t < kT; ++t) {
+        const V16 p = PairSums<kSignedW>(w, x[t] + 4 * j);
+        pairs[t] = j == j0 ? p : hn::Add(pairs[t], p);
+      }
+    }
+    for (int t = 0; t < kT; ++t) isum[t] = AddWidened(isum[t], pairs[t]);
+  }
+#else
+  static_assert(!kSignedW, "the targets without pair sums multiply unsigned weights");
+  for (int j = 0; j < kB / 4; ++j) {
+    const uint8_t* w = u + static_cast<size_t>(j) * 4 * R;
+    for (int t = 0; t < kT; ++t) isum[t] = DotQuad(isum[t], w, x[t] + 4 * j);
+  }
+#endif
+}
+
+// Quads of a block that may add up in int16 (BlockProducts) for weights up
+// to u_max; a power of two dividing kB / 4.
+constexpr int Depth(int kB, int u_max, bool signed_w) {
+  const int bound = signed_w ? 128 : u_max;
+  int depth = 1;
+  while (2 * depth <= kB / 4 && 2 * depth * 2 * 127 * bound <= 32767) depth *= 2;
+  return depth;
 }
 
 // Y[t * y_stride + r] for the R rows of one group and kT tokens, over all
 // blocks of kB weights. u, a, c: the group's interleaved bytes and its
 // per-block (a, c) of R lanes each. `valid` rows are stored (the last group
 // of a matrix may be partial).
-template <int kT, int kB, bool kSignedW, bool kFixedC>
+template <int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
 HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, int64_t cols, const int8_t* xq,
                               const float* xscale, const float* xsum, float* y, int64_t y_stride, size_t valid) {
   const DF df;
@@ -162,11 +233,12 @@ HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, 
   for (int t = 0; t < kT; ++t) acc[t] = hn::Zero(df);
   for (int64_t b = 0; b < nblocks; ++b) {
     V32 isum[kT];
-    for (int t = 0; t < kT; ++t) isum[t] = hn::Zero(D32());
-    for (int j = 0; j < kB / 4; ++j) {
-      const uint8_t* w = u + static_cast<size_t>(b * kB / 4 + j) * 4 * R;
-      for (int t = 0; t < kT; ++t) isum[t] = DotQuad<kSignedW>(isum[t], w, xq + t * cols + b * kB + 4 * j);
+    const int8_t* xb[kT];
+    for (int t = 0; t < kT; ++t) {
+      isum[t] = hn::Zero(D32());
+      xb[t] = xq + t * cols + b * kB;
     }
+    BlockProducts<kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, xb, isum);
     const VF va = hn::LoadU(df, a + b * R);
     for (int t = 0; t < kT; ++t) {
       const VF xs = hn::Set(df, xscale[t * (cols / 32) + b * kB / 32]);
@@ -200,25 +272,26 @@ constexpr int kTokens = 4;
 
 // All n tokens against one group, kTokens at a time; the remainder by the
 // instantiation of its size.
-template <int kB, bool kSignedW, int kT = kTokens>
+template <int kB, bool kSignedW, int kDepth, int kT = kTokens>
 void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t t0,
                     int64_t n, float* y, int64_t rows, size_t valid) {
   const int64_t cols = x.cols;
   const float* sums = x.koff != nullptr ? x.koff : kB == 16 ? x.sum16 : x.sum32;
   int64_t t = t0;
   for (; t + kT <= n; t += kT) {
-    const auto run = x.koff != nullptr ? GroupTokens<kT, kB, kSignedW, true> : GroupTokens<kT, kB, kSignedW, false>;
+    const auto run = x.koff != nullptr ? GroupTokens<kT, kB, kSignedW, kDepth, true>
+                                       : GroupTokens<kT, kB, kSignedW, kDepth, false>;
     run(u, a, c, cols, x.q + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB), y + t * rows, rows, valid);
   }
   if constexpr (kT > 1) {
-    if (t < n) GroupAllTokens<kB, kSignedW, kT - 1>(u, a, c, x, t, n, y, rows, valid);
+    if (t < n) GroupAllTokens<kB, kSignedW, kDepth, kT - 1>(u, a, c, x, t, n, y, rows, valid);
   }
 }
 
 // The residual products of one group for the kT residual rows toks[0..kT)
 // in block b32 (of 32 values; two blocks of kB = 16): accumulated into Y in
 // memory, since each (block, row) pair is visited once.
-template <int kT, int kB, bool kSignedW, bool kFixedC>
+template <int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
 HWY_NOINLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
                                  int64_t b32, const int32_t* toks, float* y) {
   const DF df;
@@ -227,11 +300,12 @@ HWY_NOINLINE void ResidualTokens(const uint8_t* u, const float* a, const float* 
   const float* sums = kFixedC ? res.x.koff : kB == 16 ? res.x.sum16 : res.x.sum32;
   for (int64_t b = b32 * (32 / kB); b < (b32 + 1) * (32 / kB); ++b) {
     V32 isum[kT];
-    for (int t = 0; t < kT; ++t) isum[t] = hn::Zero(D32());
-    for (int j = 0; j < kB / 4; ++j) {
-      const uint8_t* w = u + static_cast<size_t>(b * kB / 4 + j) * 4 * R;
-      for (int t = 0; t < kT; ++t) isum[t] = DotQuad<kSignedW>(isum[t], w, res.x.q + toks[t] * cols + b * kB + 4 * j);
+    const int8_t* xb[kT];
+    for (int t = 0; t < kT; ++t) {
+      isum[t] = hn::Zero(D32());
+      xb[t] = res.x.q + toks[t] * cols + b * kB;
     }
+    BlockProducts<kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, xb, isum);
     const VF va = hn::LoadU(df, a + b * R);
     for (int t = 0; t < kT; ++t) {
       float* yt = y + toks[t] * res.y_stride;
@@ -247,27 +321,30 @@ HWY_NOINLINE void ResidualTokens(const uint8_t* u, const float* a, const float* 
   }
 }
 
-template <int kB, bool kSignedW, int kT = kTokens>
+template <int kB, bool kSignedW, int kDepth, int kT = kTokens>
 void ResidualAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res, int64_t b32,
                        const int32_t* toks, int64_t n, float* y) {
   int64_t t = 0;
-  const auto run = res.x.koff != nullptr ? ResidualTokens<kT, kB, kSignedW, true> : ResidualTokens<kT, kB, kSignedW, false>;
+  const auto run = res.x.koff != nullptr ? ResidualTokens<kT, kB, kSignedW, kDepth, true>
+                                         : ResidualTokens<kT, kB, kSignedW, kDepth, false>;
   for (; t + kT <= n; t += kT) run(u, a, c, res, b32, toks + t, y);
   if constexpr (kT > 1) {
-    if (t < n) ResidualAllTokens<kB, kSignedW, kT - 1>(u, a, c, res, b32, toks + t, n - t, y);
+    if (t < n) ResidualAllTokens<kB, kSignedW, kDepth, kT - 1>(u, a, c, res, b32, toks + t, n - t, y);
   }
 }
 
 // Both passes for one group: every token, then the spiky (block, token)
 // pairs of the residual rows.
-template <int kB, bool kSignedW>
+template <int kB, bool kSignedW, int kDepth>
 void GroupBothPasses(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t n,
                      float* y, int64_t rows, size_t valid, const Int8Residual* res, float* y_res) {
-  GroupAllTokens<kB, kSignedW>(u, a, c, x, 0, n, y, rows, valid);
+  GroupAllTokens<kB, kSignedW, kDepth>(u, a, c, x, 0, n, y, rows, valid);
   if (res == nullptr) return;
   for (int64_t b32 = 0; b32 < x.cols / 32; ++b32) {
     const int32_t begin = res->starts[b32], end = res->starts[b32 + 1];
-    if (end > begin) ResidualAllTokens<kB, kSignedW>(u, a, c, *res, b32, res->tokens + begin, end - begin, y_res);
+    if (end > begin) {
+      ResidualAllTokens<kB, kSignedW, kDepth>(u, a, c, *res, b32, res->tokens + begin, end - begin, y_res);
+    }
   }
 }
 
@@ -308,7 +385,7 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
 void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, const Int8Activations& x,
                   int64_t n, float* Y, int64_t rows, const Int8Residual* res, const Int8Scratch& s) {
   const DTypeTraits& tr = traits(dt);
-  const bool signed_q8 = dt == DType::Q8_0 && !kHasVnni;
+  const bool signed_q8 = dt == DType::Q8_0 && kPairSums;
   const int64_t cols = x.cols;
   BuildTile(tr, W, row_bytes, r0, r1, cols, signed_q8, s);
   const size_t R = GroupRows();
@@ -320,12 +397,22 @@ void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int6
     const float* c = s.tile_c + static_cast<size_t>(g * nblocks) * R;
     const size_t valid = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g0));
     float* y_res = res != nullptr ? res->Y + g0 : nullptr;
+    // One instantiation per (block size, signedness, int16 depth) in use.
+    const int depth = kPairSums ? Depth(tr.u8_block, tr.u8_max, signed_q8) : 1;
     if (tr.u8_block == 16) {
-      GroupBothPasses<16, false>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      if (depth >= 2) {
+        GroupBothPasses<16, false, kPairSums ? 2 : 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      } else {
+        GroupBothPasses<16, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      }
     } else if (signed_q8) {
-      if constexpr (!kHasVnni) GroupBothPasses<32, true>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      if constexpr (kPairSums) GroupBothPasses<32, true, 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+    } else if (depth >= 8) {
+      GroupBothPasses<32, false, kPairSums ? 8 : 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+    } else if (depth >= 4) {
+      GroupBothPasses<32, false, kPairSums ? 4 : 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
     } else {
-      GroupBothPasses<32, false>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      GroupBothPasses<32, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
     }
   }
 }

@@ -15,18 +15,6 @@
 namespace ck {
 namespace {
 
-// Byte offsets of the fp16 scale fields inside one block (FORMATS.md).
-std::vector<int> half_fields(DType dt) {
-  switch (dt) {
-    case DType::Q4_0: case DType::Q5_0: case DType::Q8_0: return {0};
-    case DType::Q4_1: case DType::Q5_1: case DType::Q4_K: case DType::Q5_K: return {0, 2};
-    case DType::Q2_K: return {80, 82};
-    case DType::Q3_K: return {108};
-    case DType::Q6_K: return {208};
-    default: return {};
-  }
-}
-
 constexpr uint16_t kSpecialHalves[] = {
     0x0000, 0x8000,  // +-0
     0x0001, 0x8001, 0x03FF, 0x0200,  // subnormals
@@ -42,7 +30,7 @@ std::vector<uint8_t> random_blocks(DType dt, int n_blocks, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> bytes(static_cast<size_t>(n_blocks) * t.block_bytes);
   for (auto& b : bytes) b = static_cast<uint8_t>(rng());
-  const std::vector<int> fields = half_fields(dt);
+  const std::vector<int> fields = test::half_fields(dt);
   int special = 0;
   for (int k = 0; k < n_blocks; ++k) {
     uint8_t* block = bytes.data() + static_cast<size_t>(k) * t.block_bytes;
@@ -196,7 +184,7 @@ TEST_CASE("decode_u8 forms reproduce the reference dequantization", "[dequantize
     const int n_blocks = 24;
     std::vector<uint8_t> bytes(static_cast<size_t>(n_blocks) * t.block_bytes);
     for (auto& b : bytes) b = static_cast<uint8_t>(rng());
-    const std::vector<int> fields = half_fields(t.dtype);
+    const std::vector<int> fields = test::half_fields(t.dtype);
     for (int k = 0; k < n_blocks; ++k) {
       for (int off : fields) {
         const uint16_t h = static_cast<uint16_t>(rng() & 0x3BFF);  // finite, below 1
@@ -214,8 +202,10 @@ TEST_CASE("decode_u8 forms reproduce the reference dequantization", "[dequantize
       const double w = static_cast<double>(ai) * u[i] + ci;
       const double scale = std::fabs(static_cast<double>(ai) * u[i]) + std::fabs(ci);
       if (std::fabs(w - ref[i]) > 4 * 0x1p-24 * scale) bad = i;
-      if (t.dtype != DType::Q8_0 && u[i] > 63) bad = i;  // the pmaddubsw bound of gemm_int8-inl.h
+      if (u[i] > t.u8_max) bad = i;  // the int16 bound of gemm_int8-inl.h's pair sums
     }
+    // Random bytes reach the largest u: the bound is tight, not just safe.
+    CHECK(*std::max_element(u.begin(), u.end()) == t.u8_max);
     INFO("first mismatch at " << bad << ": ref " << (bad >= 0 ? ref[bad] : 0.0f));
     CHECK(bad == -1);
   }

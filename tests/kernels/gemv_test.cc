@@ -21,6 +21,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "kernels/gemv.h"
@@ -231,6 +232,38 @@ TEST_CASE("gemm of spiky activations keeps their precision on every target", "[g
       std::vector<float> Y(static_cast<size_t>(13 * m.rows));
       gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 13, Y.data());
       check_close(Y, ref, XRounding::kInt8);
+    });
+  }
+}
+
+// The integer GEMM adds byte products in int16 as far as the dtype's largest
+// u allows (gemm_int8-inl.h, BlockProducts): weights whose every quant is at
+// its extreme (all bits set; Q8_0's -128) times activations at full scale
+// (+-127 after rounding) are the worst case for overflow and saturation.
+TEST_CASE("gemm of extreme quants and full-scale activations does not overflow on any target", "[gemv][gemm]") {
+  for (DType dt : kNative) {
+    const DTypeTraits& t = traits(dt);
+    if (t.decode_u8 == nullptr) continue;
+    const int64_t rows = 37, cols = 512;
+    Matrix m{dt, rows, cols, std::vector<uint8_t>(row_bytes(t, cols) * rows, dt == DType::Q8_0 ? 0x80 : 0xFF)};
+    for (size_t k = 0; k < m.bytes.size() / t.block_bytes; ++k) {
+      for (int off : test::half_fields(dt)) {
+        const uint16_t one = 0x3C00;
+        std::memcpy(m.bytes.data() + k * t.block_bytes + off, &one, 2);
+      }
+    }
+    std::vector<float> X(static_cast<size_t>(3 * cols));
+    for (int64_t i = 0; i < cols; ++i) {
+      X[i] = 1.0f;                               // every product at its largest
+      X[cols + i] = -1.0f;                       // and at its most negative
+      X[2 * cols + i] = i % 4 < 2 ? 1.0f : -1.0f;  // pairs of one sign
+    }
+    const Reference ref = reference_gemm(m, X.data(), 3);
+    for_each_target([&] {
+      INFO(t.name);
+      std::vector<float> Y(static_cast<size_t>(3 * rows));
+      gemm(dt, m.bytes.data(), rows, cols, X.data(), 3, Y.data());
+      check_close(Y, ref, gemm_rounding(dt));
     });
   }
 }

@@ -35,4 +35,7 @@ void run_oracle(const std::vector<std::string>& jobs, const ScratchDir& scratch)
 // NaN), or -1.
 int64_t first_bit_mismatch(const std::vector<float>& a, const std::vector<float>& b);
 
+// Byte offsets of the fp16 scale fields inside one block of dt (FORMATS.md).
+std::vector<int> half_fields(DType dt);
+
 }  // namespace ck::test
