@@ -73,11 +73,12 @@ void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
   for (int i = 0; i < items; ++i) {
     const int t = i / (c.n_kv_heads * chunks), kv_head = i / chunks % c.n_kv_heads, part = i % chunks;
     const int h0 = kv_head * group + part * chunk;
-    const size_t block = s.kv_block(c, layer, kv_head);
     const size_t at = static_cast<size_t>(t) * c.q_dim() + static_cast<size_t>(h0) * hd;
     float* scores = s.scores.get() + static_cast<size_t>(omp_get_thread_num()) * kMaxAttendHeads * s.n_ctx;
-    attend_group(s.q.get() + at, hd, std::min(chunk, group - part * chunk), s.key_cache.get() + block, s.n_ctx,
-                 s.value_cache.get() + block, pos + t + 1, hd, scale, scores, s.att_out.get() + at, hd);
+    attend_group(s.q.get() + at, hd, std::min(chunk, group - part * chunk),
+                 s.key_cache.get() + s.key_block(c, layer, kv_head), s.key_stride,
+                 s.value_cache.get() + s.value_block(c, layer, kv_head), pos + t + 1, hd, scale, scores,
+                 s.att_out.get() + at, hd);
   }
 }
 
@@ -105,11 +106,10 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
       rope(s.q.get() + t * q_dim, c.n_heads, c.head_dim, *s.rope, pos + t, c.rope_neox);
       rope(s.k.get() + t * kv_dim, c.n_kv_heads, c.head_dim, *s.rope, pos + t, c.rope_neox);
       for (int h = 0; h < c.n_kv_heads; ++h) {  // append to the cache: a value row, a key column
-        const size_t block = s.kv_block(c, l, h);
         const float* key = s.k.get() + t * kv_dim + h * c.head_dim;
-        float* kt = s.key_cache.get() + block + pos + t;
-        for (int d = 0; d < c.head_dim; ++d) kt[static_cast<size_t>(d) * s.n_ctx] = key[d];
-        std::memcpy(s.value_cache.get() + block + static_cast<size_t>(pos + t) * c.head_dim,
+        float* kt = s.key_cache.get() + s.key_block(c, l, h) + pos + t;
+        for (int d = 0; d < c.head_dim; ++d) kt[static_cast<size_t>(d) * s.key_stride] = key[d];
+        std::memcpy(s.value_cache.get() + s.value_block(c, l, h) + static_cast<size_t>(pos + t) * c.head_dim,
                     s.v.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
       }
     }

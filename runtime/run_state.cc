@@ -7,8 +7,12 @@ namespace {
 
 // The float counts of each RunState buffer, in one place for sizing and allocating.
 struct BufferSizes {
-  size_t x, q, kv, gate_up, hidden, scores, logits, cache, rope;
+  size_t x, q, kv, gate_up, hidden, scores, logits, keys, values, rope;
 };
+
+// n_ctx rounded up to whole 64-byte lines, plus one line: consecutive key
+// dimensions then start in different cache sets whatever n_ctx is.
+int padded_key_stride(int n_ctx) { return (n_ctx + 15) / 16 * 16 + 16; }
 
 BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
   const size_t B = static_cast<size_t>(n_batch);
@@ -20,7 +24,8 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_batch, int n_scr
       .hidden = B * c.ffn_dim,
       .scores = static_cast<size_t>(n_scratch) * kMaxAttendHeads * n_ctx,
       .logits = static_cast<size_t>(c.vocab_size),
-      .cache = static_cast<size_t>(c.n_layers) * n_ctx * c.kv_dim(),
+      .keys = static_cast<size_t>(c.n_layers) * padded_key_stride(n_ctx) * c.kv_dim(),
+      .values = static_cast<size_t>(c.n_layers) * n_ctx * c.kv_dim(),
       .rope = static_cast<size_t>(n_ctx) * c.rope_dim,  // cos and sin, rope_dim/2 each
   };
 }
@@ -31,9 +36,9 @@ std::unique_ptr<float[]> buffer(size_t n) { return std::make_unique_for_overwrit
 
 size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
   const BufferSizes s = buffer_sizes(c, n_ctx, n_batch, n_scratch);
-  // x, xb, proj: dim; q, att_out: q_dim; k, v: kv_dim; two caches.
+  // x, xb, proj: dim; q, att_out: q_dim; k, v: kv_dim.
   return sizeof(float) *
-         (3 * s.x + 2 * s.q + 2 * s.kv + s.gate_up + s.hidden + s.scores + s.logits + 2 * s.cache + s.rope);
+         (3 * s.x + 2 * s.q + 2 * s.kv + s.gate_up + s.hidden + s.scores + s.logits + s.keys + s.values + s.rope);
 }
 
 RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
@@ -42,6 +47,7 @@ RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scra
   r.n_ctx = n_ctx;
   r.n_batch = n_batch;
   r.n_scratch = n_scratch;
+  r.key_stride = padded_key_stride(n_ctx);
   r.x = buffer(s.x);
   r.xb = buffer(s.x);
   r.q = buffer(s.q);
@@ -53,8 +59,8 @@ RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scra
   r.hidden = buffer(s.hidden);
   r.scores = buffer(s.scores);
   r.logits = buffer(s.logits);
-  r.key_cache = buffer(s.cache);
-  r.value_cache = buffer(s.cache);
+  r.key_cache = buffer(s.keys);
+  r.value_cache = buffer(s.values);
   r.rope = std::make_unique<RopeTable>(n_ctx, c.rope_dim, c.rope_base);
   return r;
 }

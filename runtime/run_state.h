@@ -15,6 +15,7 @@ struct RunState {
   int n_ctx = 0;      // positions the KV cache holds
   int n_batch = 0;    // most tokens per forward() call
   int n_scratch = 0;  // attention score rows: the most threads attention may use
+  int key_stride = 0; // floats from one dimension of the transposed keys to the next
 
   std::unique_ptr<float[]> x;        // (B, dim) residual stream
   std::unique_ptr<float[]> xb;       // (B, dim) normalized input of a sub-block
@@ -30,17 +31,22 @@ struct RunState {
 
   // KV cache. Values: (n_layers, n_kv_heads, n_ctx, head_dim), so that for
   // one layer and KV head the values of all positions are consecutive rows.
-  // Keys: (n_layers, n_kv_heads, head_dim, n_ctx), transposed, so that one
-  // vector load holds one dimension of consecutive positions and a query's
-  // scores need no horizontal sums (kernels/attention.h; docs/decoder.md).
+  // Keys: (n_layers, n_kv_heads, head_dim, key_stride), transposed, so that
+  // one vector load holds one dimension of consecutive positions and a
+  // query's scores need no horizontal sums (kernels/attention.h;
+  // docs/decoder.md). key_stride is n_ctx padded past a multiple of 4 KiB:
+  // rows a power of two apart would all fall into the same few cache sets.
   std::unique_ptr<float[]> key_cache;
   std::unique_ptr<float[]> value_cache;
 
   std::unique_ptr<RopeTable> rope;  // cos/sin for positions 0 .. n_ctx-1
 
-  // Where the keys (transposed) and values of (layer, kv_head) start in
-  // key_cache / value_cache.
-  size_t kv_block(const ModelConfig& c, int layer, int kv_head) const {
+  // Where the keys (transposed) and the values of (layer, kv_head) start in
+  // key_cache and value_cache.
+  size_t key_block(const ModelConfig& c, int layer, int kv_head) const {
+    return (static_cast<size_t>(layer) * c.n_kv_heads + kv_head) * key_stride * c.head_dim;
+  }
+  size_t value_block(const ModelConfig& c, int layer, int kv_head) const {
     return (static_cast<size_t>(layer) * c.n_kv_heads + kv_head) * n_ctx * c.head_dim;
   }
 };
