@@ -45,66 +45,84 @@ int64_t tile_rows(int64_t rows, int64_t cols, int u8_block, int64_t group_rows, 
   return std::min(by_cache, by_threads) * group_rows;
 }
 
-// The activations of one gemm call.
+// The activations of one gemm_multi call.
 struct Buffers {
   std::vector<int8_t> xq;
-  std::vector<float> xscale, xsum16, xsum32, koff, residual, y_residual;
+  std::vector<float> xscale, xsum16, xsum32, residual;
   std::vector<uint8_t> has_spikes;
   std::vector<int64_t> spiky;
   std::vector<int32_t> starts, tokens;  // residual rows with a spiky block b: tokens[starts[b] .. starts[b+1])
 };
 
+// One matrix of the call: its tiles, its folded offsets, its residual products.
+struct Product {
+  const GemvOutput* out;
+  const DTypeTraits* tr;
+  int64_t tile, first_tile;  // rows per tile; index of its first tile in the call
+  float k;                   // FixedOffset, NaN if none
+  std::vector<float> koff;   // (n + m) x weight blocks: k times the sums per block
+  std::vector<float> y_residual;
+};
+
 }  // namespace
 
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {
-  if (n == 1) return gemv(dt, W, rows, cols, X, Y);
-  apply_simd_target_from_env();
-  check_matrix_args(dt, rows, cols, "gemm");
-  const DTypeTraits& tr = traits(dt);
-  if (tr.decode_u8 == nullptr) return gemm_float(dt, W, rows, cols, X, n, Y);
-  if (n <= 0 || rows == 0) return;
+  const GemvOutput out{dt, W, rows, Y};
+  gemm_multi({&out, 1}, cols, X, n);
+}
 
+void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
+  if (n == 1) return gemv_multi(outputs, cols, X);
+  apply_simd_target_from_env();
+  std::vector<Product> products;
+  int64_t n_tiles = 0, work = 0;
+  const int64_t group_rows = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(qgemm::GroupRows)());
+  for (const GemvOutput& o : outputs) {
+    check_matrix_args(o.dtype, o.rows, cols, "gemm");
+    const DTypeTraits& tr = traits(o.dtype);
+    if (tr.decode_u8 == nullptr) {
+      gemm_float(o.dtype, o.W, o.rows, cols, X, n, o.y);
+      continue;
+    }
+    if (n <= 0 || o.rows == 0) continue;
+    const int64_t tile = tile_rows(o.rows, cols, tr.u8_block, group_rows, omp_get_max_threads());
+    products.push_back({&o, &tr, tile, n_tiles, HWY_DYNAMIC_DISPATCH(qgemm::FixedOffset)(o.dtype), {}, {}});
+    n_tiles += (o.rows + tile - 1) / tile;
+    work += o.rows * cols * n;
+  }
+  if (products.empty()) return;
   const auto quantize_row = HWY_DYNAMIC_DISPATCH(qgemm::QuantizeRowInt8);
   const auto gemm_rows = HWY_DYNAMIC_DISPATCH(qgemm::GemmInt8Rows);
-  const int64_t group_rows = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(qgemm::GroupRows)());
-  const int64_t tile = tile_rows(rows, cols, tr.u8_block, group_rows, omp_get_max_threads());
-  const int64_t n_tiles = (rows + tile - 1) / tile;
-  const size_t rb = row_bytes(tr, cols);
 
   // Activation rows 0..n-1: the tokens; rows n..n+m-1: the rounding
   // residuals of the spiky blocks of the m tokens that have any (gemv.h,
   // kInt8SpikeRatio), multiplied in a second pass over just those (block,
-  // row) pairs and added. (Buffers of the calling thread, reused across
-  // calls; the parallel region below reaches them through these references,
-  // not by their names, which would name each worker's own thread_local copy.)
+  // row) pairs and added. Quantized once for every matrix of the call.
+  // (Buffers of the calling thread, reused across calls; the parallel region
+  // below reaches them through these references, not by their names, which
+  // would name each worker's own thread_local copy.)
   thread_local Buffers buffers;
   auto& xq = buffers.xq;
   auto& xscale = buffers.xscale;
   auto& xsum16 = buffers.xsum16;
   auto& xsum32 = buffers.xsum32;
-  auto& koff = buffers.koff;
   auto& residual = buffers.residual;
-  auto& y_residual = buffers.y_residual;
   auto& has_spikes = buffers.has_spikes;
   auto& spiky = buffers.spiky;
   auto& starts = buffers.starts;
   auto& tokens = buffers.tokens;
   const int64_t nb32 = cols / 32;
-  const int64_t y_stride = (rows + group_rows - 1) / group_rows * group_rows;
   xq.resize(static_cast<size_t>(2 * n * cols));
   xscale.resize(static_cast<size_t>(2 * n * nb32));
   xsum16.resize(static_cast<size_t>(2 * n * cols / 16));
   xsum32.resize(xscale.size());
-  const float k = HWY_DYNAMIC_DISPATCH(qgemm::FixedOffset)(dt);
-  const bool fixed_offset = !std::isnan(k);
-  const int64_t nbw = cols / tr.u8_block;  // weight blocks per row
-  koff.resize(fixed_offset ? static_cast<size_t>(2 * n * nbw) : 0);
   residual.resize(static_cast<size_t>(n * cols));
   has_spikes.resize(static_cast<size_t>(n));
   spiky.clear();
-  auto acts = [&](int64_t t) {
+  auto acts = [&](const Product& p, int64_t t) {
+    const int64_t nbw = cols / p.tr->u8_block;
     return qgemm::Int8Activations{xq.data() + t * cols, xscale.data() + t * nb32, xsum16.data() + t * (cols / 16),
-                                  xsum32.data() + t * nb32, fixed_offset ? koff.data() + t * nbw : nullptr, cols};
+                                  xsum32.data() + t * nb32, p.koff.empty() ? nullptr : p.koff.data() + t * nbw, cols};
   };
   auto quantize = [&](const float* x, int64_t t, float* res) {
     return quantize_row(x, cols, xq.data() + t * cols, xscale.data() + t * nb32, xsum16.data() + t * (cols / 16),
@@ -112,9 +130,9 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
   };
 
   // One parallel region: quantize the tokens, pick the spiky ones, quantize
-  // their residuals and list them by block, multiply the tiles of W (both
-  // passes), add the residual products.
-#pragma omp parallel if (rows * cols * n >= kMinParallelWeights)
+  // their residuals and list them by block, multiply the tiles of every
+  // matrix (both passes), add the residual products.
+#pragma omp parallel if (work >= kMinParallelWeights)
   {
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < n; ++t) has_spikes[t] = quantize(X + t * cols, t, residual.data() + t * cols);
@@ -125,13 +143,6 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
     const int64_t m = static_cast<int64_t>(spiky.size());
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < m; ++i) quantize(residual.data() + spiky[i] * cols, n + i, nullptr);
-    if (fixed_offset) {
-      const float* sums = tr.u8_block == 16 ? xsum16.data() : xsum32.data();
-#pragma omp for schedule(static)
-      for (int64_t t = 0; t < n + m; ++t) {
-        for (int64_t b = 0; b < nbw; ++b) koff[static_cast<size_t>(t * nbw + b)] = k * sums[t * nbw + b];
-      }
-    }
 #pragma omp single
     {
       starts.assign(static_cast<size_t>(nb32 + 1), 0);
@@ -142,29 +153,56 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
         }
         starts[static_cast<size_t>(b + 1)] = static_cast<int32_t>(tokens.size());
       }
-      y_residual.assign(static_cast<size_t>(m * y_stride), 0.0f);
+      for (Product& p : products) {
+        const int64_t y_stride = (p.out->rows + group_rows - 1) / group_rows * group_rows;
+        p.y_residual.assign(static_cast<size_t>(m * y_stride), 0.0f);
+        if (!std::isnan(p.k)) p.koff.resize(static_cast<size_t>((n + m) * (cols / p.tr->u8_block)));
+      }
     }
+    for (Product& p : products) {
+      if (p.koff.empty()) continue;
+      const int64_t nbw = cols / p.tr->u8_block;  // weight blocks per row
+      const float* sums = p.tr->u8_block == 16 ? xsum16.data() : xsum32.data();
+#pragma omp for schedule(static) nowait
+      for (int64_t t = 0; t < n + m; ++t) {
+        for (int64_t b = 0; b < nbw; ++b) p.koff[static_cast<size_t>(t * nbw + b)] = p.k * sums[t * nbw + b];
+      }
+    }
+#pragma omp barrier
     thread_local std::vector<uint8_t> tile_u, row_u;
     thread_local std::vector<float> tile_a, tile_c, row_a, row_c;
-    tile_u.resize(static_cast<size_t>(tile * cols));
-    tile_a.resize(static_cast<size_t>(tile * nbw));
-    tile_c.resize(tile_a.size());
+    for (const Product& p : products) {
+      const int64_t nbw = cols / p.tr->u8_block;
+      tile_u.resize(std::max(tile_u.size(), static_cast<size_t>(p.tile * cols)));
+      tile_a.resize(std::max(tile_a.size(), static_cast<size_t>(p.tile * nbw)));
+      tile_c.resize(tile_a.size());
+      row_a.resize(std::max(row_a.size(), static_cast<size_t>(nbw)));
+      row_c.resize(row_a.size());
+    }
     row_u.resize(static_cast<size_t>(cols));
-    row_a.resize(static_cast<size_t>(nbw));
-    row_c.resize(row_a.size());
     const qgemm::Int8Scratch s{tile_u.data(), tile_a.data(), tile_c.data(), row_u.data(), row_a.data(), row_c.data()};
-    const qgemm::Int8Residual res{acts(n), starts.data(), tokens.data(), y_residual.data(), y_stride};
+    // Tiles of every matrix in one list, handed out dynamically.
 #pragma omp for schedule(dynamic, 1)
     for (int64_t i = 0; i < n_tiles; ++i) {
-      const int64_t r0 = i * tile;
-      gemm_rows(dt, static_cast<const uint8_t*>(W), rb, r0, std::min(rows, r0 + tile), acts(0), n, Y, rows,
-                m > 0 ? &res : nullptr, s);
+      size_t k = 0;
+      while (k + 1 < products.size() && products[k + 1].first_tile <= i) ++k;
+      Product& p = products[k];
+      const GemvOutput& o = *p.out;
+      const int64_t y_stride = (o.rows + group_rows - 1) / group_rows * group_rows;
+      const qgemm::Int8Residual res{acts(p, n), starts.data(), tokens.data(), p.y_residual.data(), y_stride};
+      const int64_t r0 = (i - p.first_tile) * p.tile;
+      gemm_rows(o.dtype, static_cast<const uint8_t*>(o.W), row_bytes(*p.tr, cols), r0, std::min(o.rows, r0 + p.tile),
+                acts(p, 0), n, o.y, o.rows, m > 0 ? &res : nullptr, s);
     }
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < m; ++i) {
-      float* y = Y + spiky[i] * rows;
-      const float* yr = y_residual.data() + i * y_stride;
-      for (int64_t r = 0; r < rows; ++r) y[r] += yr[r];
+    for (const Product& p : products) {
+      const int64_t rows = p.out->rows;
+      const int64_t y_stride = (rows + group_rows - 1) / group_rows * group_rows;
+#pragma omp for schedule(static) nowait
+      for (int64_t i = 0; i < m; ++i) {
+        float* y = p.out->y + spiky[i] * rows;
+        const float* yr = p.y_residual.data() + i * y_stride;
+        for (int64_t r = 0; r < rows; ++r) y[r] += yr[r];
+      }
     }
   }
 }

@@ -28,7 +28,8 @@ inline constexpr float kInt8SpikeRatio = 4.0f;
 // W + r * row_bytes(traits(dt), cols). Rows are split over the OpenMP threads.
 void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, float* y);
 
-// One matrix of a gemv_multi call: y[r] = dot(row r of W, x).
+// One matrix of a gemv_multi call, y[r] = dot(row r of W, x), or of a
+// gemm_multi call, y[t * rows + r] = dot(row r of W, X + t * cols).
 struct GemvOutput {
   DType dtype;
   const void* W;
@@ -48,5 +49,10 @@ void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
 // max|x|/127), and a second int8 pass over the rounding error of every
 // block whose largest |x| exceeds kInt8SpikeRatio times its row's RMS.
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y);
+
+// Several matrices against the same n activation rows (Q, K and V) in one
+// parallel region: X is quantized once for all of them and the tiles of
+// every matrix are handed out from one list.
+void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
 
 }  // namespace ck

@@ -24,18 +24,13 @@ void matmul(const TensorView& W, const float* X, int n, float* Y) {
   }
 }
 
-// q, k, v = xb @ Wq, Wk, Wv: for one token in a single parallel region.
+// q, k, v = xb @ Wq, Wk, Wv, in one parallel region (and for a batch with xb
+// quantized once).
 void project_qkv(const LayerView& L, const float* xb, int n, float* q, float* k, float* v) {
-  if (n == 1) {
-    const GemvOutput outs[] = {{L.wq.dtype, L.wq.data, L.wq.rows, q},
-                               {L.wk.dtype, L.wk.data, L.wk.rows, k},
-                               {L.wv.dtype, L.wv.data, L.wv.rows, v}};
-    gemv_multi(outs, L.wq.cols, xb);
-  } else {
-    matmul(L.wq, xb, n, q);
-    matmul(L.wk, xb, n, k);
-    matmul(L.wv, xb, n, v);
-  }
+  const GemvOutput outs[] = {{L.wq.dtype, L.wq.data, L.wq.rows, q},
+                             {L.wk.dtype, L.wk.data, L.wk.rows, k},
+                             {L.wv.dtype, L.wv.data, L.wv.rows, v}};
+  gemm_multi(outs, L.wq.cols, xb, n);
 }
 
 void add_bias(const TensorView& b, float* Y, int n) {

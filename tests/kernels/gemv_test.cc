@@ -291,6 +291,30 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
   });
 }
 
+TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from one quantization", "[gemm]") {
+  std::mt19937 rng(4);
+  const int64_t cols = 768, n = 11;
+  const Matrix mats[] = {random_matrix(DType::Q4_K, 301, cols, rng), random_matrix(DType::Q6_K, 37, cols, rng),
+                         random_matrix(DType::Q8_0, 64, cols, rng), random_matrix(DType::Q4_1, 19, cols, rng),
+                         random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
+                         random_matrix(DType::Q5_K, 11, cols, rng)};
+  std::vector<float> X = random_vector(n * cols, rng);
+  for (int64_t t = 0; t < n; t += 2) X[t * cols + 40] *= 50.0f;  // spiky blocks in some tokens: both passes
+  for_each_target([&] {
+    std::vector<std::vector<float>> ys;
+    std::vector<GemvOutput> outs;
+    for (const Matrix& m : mats) ys.emplace_back(static_cast<size_t>(n * m.rows));
+    for (size_t i = 0; i < std::size(mats); ++i) {
+      outs.push_back({mats[i].dt, mats[i].bytes.data(), mats[i].rows, ys[i].data()});
+    }
+    gemm_multi(outs, cols, X.data(), n);
+    for (size_t i = 0; i < std::size(mats); ++i) {
+      INFO(traits(mats[i].dt).name);
+      check_close(ys[i], reference_gemm(mats[i], X.data(), n), gemm_rounding(mats[i].dt));
+    }
+  });
+}
+
 TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding and Q4_1 ffn_down, stories260K F32) matches on every target",
           "[gemv][real]") {
   test::ScratchDir scratch;
