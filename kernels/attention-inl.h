@@ -64,6 +64,22 @@ void BroadcastProducts(const float* s, int64_t s_stride, const float* m, int64_t
   };
   while (c + U * N <= cols) step(std::integral_constant<int, U>());
   while (c + N <= cols) step(std::integral_constant<int, 1>());
+#if HWY_TARGET <= HWY_AVX2
+  // The last partial vector (a causal row's last keys), masked: AVX2 and
+  // AVX-512 load and store only the lanes in the mask.
+  if (c < cols) {
+    const auto valid = hn::FirstN(df, static_cast<size_t>(cols - c));
+    VF acc[kQ];
+    for (int g = 0; g < kQ; ++g) acc[g] = hn::Zero(df);
+    for (int64_t r = 0; r < n; ++r) {
+      const VF col = hn::MaskedLoad(valid, df, m + r * m_stride + c);
+      for (int g = 0; g < kQ; ++g) acc[g] = hn::MulAdd(hn::Set(df, s[g * s_stride + r]), col, acc[g]);
+    }
+    for (int g = 0; g < kQ; ++g) hn::BlendedStore(hn::Mul(acc[g], vfactor), valid, df, out + g * out_stride + c);
+  }
+#else
+  // (Elsewhere Highway emulates masked loads with whole ones, which could
+  // read past the end.)
   for (; c < cols; ++c) {
     for (int g = 0; g < kQ; ++g) {
       float sum = 0.0f;
@@ -71,6 +87,7 @@ void BroadcastProducts(const float* s, int64_t s_stride, const float* m, int64_t
       out[g * out_stride + c] = sum * factor;
     }
   }
+#endif
 }
 
 using ProductsFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int64_t, float, float*, int64_t);
