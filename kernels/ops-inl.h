@@ -10,6 +10,7 @@
 #define CK_KERNELS_OPS_INL_H_
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -53,15 +54,20 @@ void SiluMul(float* out, const float* gate, const float* up, int64_t n) {
   for (; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
-// x[i] = exp(x[i] - max) in place; returns the sum.
-float ExpShifted(float* x, int64_t n, float max) {
+// x = exp(x - max x) / sum, in place: three vector passes (attention runs
+// one per head and query, so the max and the scaling are not left scalar).
+void Softmax(float* x, int64_t n) {
   const hn::ScalableTag<float> d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const auto vmax = hn::Set(d, max);
-  auto acc = hn::Zero(d);
   int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), vmax));
+  auto vmax = hn::Set(d, x[0]);
+  for (; i + N <= n; i += N) vmax = hn::Max(vmax, hn::LoadU(d, x + i));
+  float max = hn::GetLane(hn::MaxOfLanes(d, vmax));
+  for (; i < n; ++i) max = std::max(max, x[i]);
+  const auto shift = hn::Set(d, max);
+  auto acc = hn::Zero(d);
+  for (i = 0; i + N <= n; i += N) {
+    const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), shift));
     hn::StoreU(e, d, x + i);
     acc = hn::Add(acc, e);
   }
@@ -70,7 +76,10 @@ float ExpShifted(float* x, int64_t n, float max) {
     x[i] = std::exp(x[i] - max);
     sum += x[i];
   }
-  return sum;
+  const float inv = 1.0f / sum;
+  const auto vinv = hn::Set(d, inv);
+  for (i = 0; i + N <= n; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, x + i), vinv), d, x + i);
+  for (; i < n; ++i) x[i] *= inv;
 }
 
 }  // namespace HWY_NAMESPACE

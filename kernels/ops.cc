@@ -17,7 +17,7 @@ namespace ck {
 
 HWY_EXPORT(SumOfSquares);
 HWY_EXPORT(SiluMul);
-HWY_EXPORT(ExpShifted);
+HWY_EXPORT(Softmax);
 
 void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float eps) {
   const float ss = HWY_DYNAMIC_DISPATCH(SumOfSquares)(x, n);
@@ -25,12 +25,7 @@ void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float e
   for (int64_t i = 0; i < n; ++i) out[i] = x[i] * inv * weight[i];
 }
 
-void softmax(float* x, int64_t n) {
-  float max = x[0];
-  for (int64_t i = 1; i < n; ++i) max = std::max(max, x[i]);
-  const float inv = 1.0f / HWY_DYNAMIC_DISPATCH(ExpShifted)(x, n, max);
-  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
-}
+void softmax(float* x, int64_t n) { HWY_DYNAMIC_DISPATCH(Softmax)(x, n); }
 
 void silu_mul(float* out, const float* gate, const float* up, int64_t n) {
   HWY_DYNAMIC_DISPATCH(SiluMul)(out, gate, up, n);
