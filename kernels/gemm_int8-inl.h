@@ -292,7 +292,7 @@ void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8
 // in block b32 (of 32 values; two blocks of kB = 16): accumulated into Y in
 // memory, since each (block, row) pair is visited once.
 template <int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
-HWY_NOINLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
+HWY_INLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
                                  int64_t b32, const int32_t* toks, float* y) {
   const DF df;
   const size_t R = hn::Lanes(D32());
@@ -321,15 +321,17 @@ HWY_NOINLINE void ResidualTokens(const uint8_t* u, const float* a, const float* 
   }
 }
 
-template <int kB, bool kSignedW, int kDepth, int kT = kTokens>
-void ResidualAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res, int64_t b32,
-                       const int32_t* toks, int64_t n, float* y) {
+// All n residual rows toks[0..n) of block b32, kT at a time in one loop
+// (its iterations are independent, so the out-of-order core overlaps one
+// group's chain of byte products with the next one's); the remainder by the
+// instantiation of its size.
+template <int kB, bool kSignedW, int kDepth, bool kFixedC, int kT = kTokens>
+HWY_NOINLINE void ResidualAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
+                                    int64_t b32, const int32_t* toks, int64_t n, float* y) {
   int64_t t = 0;
-  const auto run = res.x.koff != nullptr ? ResidualTokens<kT, kB, kSignedW, kDepth, true>
-                                         : ResidualTokens<kT, kB, kSignedW, kDepth, false>;
-  for (; t + kT <= n; t += kT) run(u, a, c, res, b32, toks + t, y);
+  for (; t + kT <= n; t += kT) ResidualTokens<kT, kB, kSignedW, kDepth, kFixedC>(u, a, c, res, b32, toks + t, y);
   if constexpr (kT > 1) {
-    if (t < n) ResidualAllTokens<kB, kSignedW, kDepth, kT - 1>(u, a, c, res, b32, toks + t, n - t, y);
+    if (t < n) ResidualAllTokens<kB, kSignedW, kDepth, kFixedC, kT - 1>(u, a, c, res, b32, toks + t, n - t, y);
   }
 }
 
@@ -340,11 +342,11 @@ void GroupBothPasses(const uint8_t* u, const float* a, const float* c, const Int
                      float* y, int64_t rows, size_t valid, const Int8Residual* res, float* y_res) {
   GroupAllTokens<kB, kSignedW, kDepth>(u, a, c, x, 0, n, y, rows, valid);
   if (res == nullptr) return;
+  const auto run = res->x.koff != nullptr ? ResidualAllTokens<kB, kSignedW, kDepth, true>
+                                          : ResidualAllTokens<kB, kSignedW, kDepth, false>;
   for (int64_t b32 = 0; b32 < x.cols / 32; ++b32) {
     const int32_t begin = res->starts[b32], end = res->starts[b32 + 1];
-    if (end > begin) {
-      ResidualAllTokens<kB, kSignedW, kDepth>(u, a, c, *res, b32, res->tokens + begin, end - begin, y_res);
-    }
+    if (end > begin) run(u, a, c, *res, b32, res->tokens + begin, end - begin, y_res);
   }
 }
 
