@@ -221,10 +221,11 @@ TEST_CASE("gemm of spiky activations keeps their precision on every target", "[g
   for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q4_K, DType::Q6_K}) {
     const Matrix m = random_matrix(dt, 40, 1024, rng);
     std::vector<float> X = random_vector(13 * m.cols, rng);
+    // Above kInt8SpikeRatio (16) times the row's RMS, which they raise to 12-15.
     for (int64_t t = 0; t < 13; ++t) {
-      X[t * m.cols + 3] *= 40.0f;                       // a channel spiky in every token
-      X[t * m.cols + 100 + 37 * t] *= 25.0f;            // and one that moves
-      if (t % 3 == 0) X[t * m.cols + 700] *= -60.0f;
+      X[t * m.cols + 3] = 300.0f;                       // a channel spiky in every token
+      X[t * m.cols + 100 + 37 * t] = -250.0f;           // and one that moves
+      if (t % 3 == 0) X[t * m.cols + 700] = 400.0f;
     }
     const Reference ref = reference_gemm(m, X.data(), 13);
     for_each_target([&] {
@@ -299,7 +300,7 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
                          random_matrix(DType::Q5_K, 11, cols, rng)};
   std::vector<float> X = random_vector(n * cols, rng);
-  for (int64_t t = 0; t < n; t += 2) X[t * cols + 40] *= 50.0f;  // spiky blocks in some tokens: both passes
+  for (int64_t t = 0; t < n; t += 2) X[t * cols + 40] = 200.0f;  // spiky blocks (16x the RMS) in some tokens
   for_each_target([&] {
     std::vector<std::vector<float>> ys;
     std::vector<GemvOutput> outs;
