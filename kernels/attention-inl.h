@@ -10,9 +10,8 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <iterator>
-#include <type_traits>
 
 #include "kernels/attention.h"
 #include "kernels/ops.h"
@@ -24,86 +23,153 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 
-// Independent FMA chains per step: a chain waits four cycles for its last
-// FMA and two FMAs issue per cycle, so about eight to twelve chains keep the
-// units busy. A group of kQ heads gets kUnroll vectors (of positions or of
-// dimensions) per step.
-template <int kQ>
-constexpr int kUnroll = kQ <= 3 ? 4 : kQ == 4 ? 3 : kQ <= 6 ? 2 : 1;
+// The register tile of Products: kQ rows of s (broadcast one scalar each)
+// against kU vectors of m's columns. With AVX-512's 32 registers 4 x 4
+// accumulators, elsewhere 4 x 2; each load of m serves kQ rows, and the 16
+// or 8 FMA chains keep both FMA units busy.
+constexpr int kTileRows = 4;
+#if HWY_TARGET <= HWY_AVX3
+constexpr int kTileVectors = 4;
+#else
+constexpr int kTileVectors = 2;
+#endif
+// Rows of m per pass: a pass over 128 rows of the values (32-64 KiB) or of
+// the transposed keys' chunk stays in L1 while every row group uses it.
+constexpr int64_t kRowsPerPass = 128;
 
-// out[g * out_stride + c] = factor * sum_{r < n} s[g * s_stride + r] *
-// m[r * m_stride + c] for g < kQ, c < cols: kQ broadcast scalars against
-// kUnroll vectors of m's columns per step, so each load of m serves every
-// head. Both halves of attention have this shape: the scores (s = the
-// queries, m = the transposed keys, columns = positions) and the weighted sum
-// of the values (s = the softmax rows, m = the values, columns = dimensions).
-template <int kQ>
-void BroadcastProducts(const float* s, int64_t s_stride, const float* m, int64_t m_stride, int64_t n, int64_t cols,
-                       float factor, float* out, int64_t out_stride) {
-  constexpr int U = kUnroll<kQ>;
+// out[g * out_stride + c .. + kU N) (+)= sum_{r0 <= r < r1} s[g * s_stride + r] *
+// m[r * m_stride + c ..] for g < kQ; `valid` lanes of the last vector (all
+// when kMasked is false: whole vectors).
+template <int kQ, int kU, bool kMasked>
+HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const float* m, int64_t m_stride, int64_t r0,
+                            int64_t r1, float* out, int64_t out_stride, bool add, size_t valid) {
   const DF df;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(df));
-  const VF vfactor = hn::Set(df, factor);
-  int64_t c = 0;
-  auto step = [&](auto unroll) {
-    constexpr int kU = decltype(unroll)::value;
-    VF acc[kQ][kU];
-    for (int g = 0; g < kQ; ++g)
-      for (int u = 0; u < kU; ++u) acc[g][u] = hn::Zero(df);
-    for (int64_t r = 0; r < n; ++r) {
-      VF col[kU];
-      for (int u = 0; u < kU; ++u) col[u] = hn::LoadU(df, m + r * m_stride + c + u * N);
-      for (int g = 0; g < kQ; ++g) {
-        const VF sr = hn::Set(df, s[g * s_stride + r]);
-        for (int u = 0; u < kU; ++u) acc[g][u] = hn::MulAdd(sr, col[u], acc[g][u]);
+  const size_t N = hn::Lanes(df);
+  const auto mask = hn::FirstN(df, kMasked ? valid : N);
+  VF acc[kQ][kU];
+  for (int g = 0; g < kQ; ++g) {
+    for (int u = 0; u < kU; ++u) {
+      float* o = out + g * out_stride + u * N;
+      acc[g][u] = !add ? hn::Zero(df) : kMasked ? hn::MaskedLoad(mask, df, o) : hn::LoadU(df, o);
+    }
+  }
+  for (int64_t r = r0; r < r1; ++r) {
+    VF col[kU];
+    for (int u = 0; u < kU; ++u) {
+      const float* p = m + r * m_stride + u * N;
+      col[u] = kMasked ? hn::MaskedLoad(mask, df, p) : hn::LoadU(df, p);
+    }
+    for (int g = 0; g < kQ; ++g) {
+      const VF sr = hn::Set(df, s[g * s_stride + r]);
+      for (int u = 0; u < kU; ++u) acc[g][u] = hn::MulAdd(sr, col[u], acc[g][u]);
+    }
+  }
+  for (int g = 0; g < kQ; ++g) {
+    for (int u = 0; u < kU; ++u) {
+      float* o = out + g * out_stride + u * N;
+      if constexpr (kMasked) {
+        hn::BlendedStore(acc[g][u], mask, df, o);
+      } else {
+        hn::StoreU(acc[g][u], df, o);
       }
     }
-    for (int g = 0; g < kQ; ++g)
-      for (int u = 0; u < kU; ++u) hn::StoreU(hn::Mul(acc[g][u], vfactor), df, out + g * out_stride + c + u * N);
-    c += kU * N;
-  };
-  while (c + U * N <= cols) step(std::integral_constant<int, U>());
-  while (c + N <= cols) step(std::integral_constant<int, 1>());
-#if HWY_TARGET <= HWY_AVX2
-  // The last partial vector (a causal row's last keys), masked: AVX2 and
-  // AVX-512 load and store only the lanes in the mask.
-  if (c < cols) {
-    const auto valid = hn::FirstN(df, static_cast<size_t>(cols - c));
-    VF acc[kQ];
-    for (int g = 0; g < kQ; ++g) acc[g] = hn::Zero(df);
-    for (int64_t r = 0; r < n; ++r) {
-      const VF col = hn::MaskedLoad(valid, df, m + r * m_stride + c);
-      for (int g = 0; g < kQ; ++g) acc[g] = hn::MulAdd(hn::Set(df, s[g * s_stride + r]), col, acc[g]);
-    }
-    for (int g = 0; g < kQ; ++g) hn::BlendedStore(hn::Mul(acc[g], vfactor), valid, df, out + g * out_stride + c);
   }
-#else
-  // (Elsewhere Highway emulates masked loads with whole ones, which could
-  // read past the end.)
-  for (; c < cols; ++c) {
-    for (int g = 0; g < kQ; ++g) {
-      float sum = 0.0f;
-      for (int64_t r = 0; r < n; ++r) sum += s[g * s_stride + r] * m[r * m_stride + c];
-      out[g * out_stride + c] = sum * factor;
-    }
-  }
-#endif
 }
 
-using ProductsFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int64_t, float, float*, int64_t);
+// One column chunk of every row: row groups of kTileRows, then the rest.
+template <int kU, bool kMasked>
+HWY_INLINE void ProductColumns(const float* s, int64_t s_stride, int rows, const float* m, int64_t m_stride,
+                               int64_t r0, int64_t r1, float* out, int64_t out_stride, bool add, size_t valid) {
+  int g = 0;
+  for (; g + kTileRows <= rows; g += kTileRows) {
+    ProductTile<kTileRows, kU, kMasked>(s + g * s_stride, s_stride, m, m_stride, r0, r1, out + g * out_stride,
+                                        out_stride, add, valid);
+  }
+  const float* sg = s + g * s_stride;
+  float* og = out + g * out_stride;
+  switch (rows - g) {
+    case 3: ProductTile<3, kU, kMasked>(sg, s_stride, m, m_stride, r0, r1, og, out_stride, add, valid); break;
+    case 2: ProductTile<2, kU, kMasked>(sg, s_stride, m, m_stride, r0, r1, og, out_stride, add, valid); break;
+    case 1: ProductTile<1, kU, kMasked>(sg, s_stride, m, m_stride, r0, r1, og, out_stride, add, valid); break;
+    default: break;
+  }
+}
 
-void AttendGroup(const float* q, int64_t q_stride, int nq, const float* kt, int64_t kt_stride, const float* v,
-                 int64_t n_keys, int head_dim, float scale, float* scores, float* out, int64_t out_stride) {
-  static constexpr ProductsFn kProducts[] = {BroadcastProducts<1>, BroadcastProducts<2>, BroadcastProducts<3>,
-                                             BroadcastProducts<4>, BroadcastProducts<5>, BroadcastProducts<6>,
-                                             BroadcastProducts<7>, BroadcastProducts<8>};
-  static_assert(std::size(kProducts) == kMaxAttendHeads);
-  const ProductsFn products = kProducts[nq - 1];
-  // scores = scale * q . K, keys transposed: columns are positions
-  products(q, q_stride, kt, kt_stride, head_dim, n_keys, scale, scores, n_keys);
-  for (int g = 0; g < nq; ++g) softmax(scores + g * n_keys, n_keys);
-  // out = softmax(scores) . V: columns are dimensions
-  products(scores, n_keys, v, head_dim, n_keys, head_dim, 1.0f, out, out_stride);
+// out[g * out_stride + c] = sum_{r < n} s[g * s_stride + r] * m[r * m_stride
+// + c] for g < rows, c < cols. Both halves of attention have this shape: the
+// scores (s = the queries, m = the transposed keys, columns = positions) and
+// the weighted sum of the values (s = the softmax rows, m = the values,
+// columns = dimensions). Loops: passes over kRowsPerPass rows of m, column
+// chunks, row groups innermost, so that a chunk of m is reused from L1 by
+// every query row of the block.
+void Products(const float* s, int64_t s_stride, int rows, const float* m, int64_t m_stride, int64_t n,
+              int64_t cols, float* out, int64_t out_stride) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
+  for (int64_t r0 = 0; r0 < n; r0 += kRowsPerPass) {
+    const int64_t r1 = std::min(n, r0 + kRowsPerPass);
+    const bool add = r0 > 0;
+    int64_t c = 0;
+    for (; c + kTileVectors * N <= cols; c += kTileVectors * N) {
+      ProductColumns<kTileVectors, false>(s, s_stride, rows, m + c, m_stride, r0, r1, out + c, out_stride, add, 0);
+    }
+    for (; c + N <= cols; c += N) {
+      ProductColumns<1, false>(s, s_stride, rows, m + c, m_stride, r0, r1, out + c, out_stride, add, 0);
+    }
+    if (c == cols) continue;
+#if HWY_TARGET <= HWY_AVX2
+    // The last partial vector (a causal row's last keys), masked: AVX2 and
+    // AVX-512 load and store only the lanes in the mask.
+    ProductColumns<1, true>(s, s_stride, rows, m + c, m_stride, r0, r1, out + c, out_stride, add,
+                            static_cast<size_t>(cols - c));
+#else
+    // (Elsewhere Highway emulates masked loads with whole ones, which could
+    // read past the end.)
+    for (int g = 0; g < rows; ++g) {
+      for (int64_t cc = c; cc < cols; ++cc) {
+        float sum = add ? out[g * out_stride + cc] : 0.0f;
+        for (int64_t r = r0; r < r1; ++r) sum += s[g * s_stride + r] * m[r * m_stride + cc];
+        out[g * out_stride + cc] = sum;
+      }
+    }
+#endif
+  }
+}
+
+void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens, const float* kt, int64_t kt_stride,
+                  const float* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch,
+                  float* out, int64_t out_token_stride) {
+  const int rows = heads * tokens;  // row t * heads + h: token t, head h
+  // The keys any row sees: [lo, hi).
+  const int64_t lo = window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
+  const int64_t hi = n_keys + tokens - 1;
+  const int64_t cols = hi - lo;
+  const int64_t s_stride = (cols + 15) / 16 * 16;
+  float* qs = scratch;                 // rows x head_dim: the queries, times scale
+  float* sc = qs + rows * head_dim;    // rows x s_stride: the scores, then the weights
+  float* os = sc + rows * s_stride;    // rows x head_dim: the outputs
+  for (int t = 0; t < tokens; ++t) {
+    for (int h = 0; h < heads; ++h) {
+      const float* src = q + t * q_token_stride + h * head_dim;
+      float* dst = qs + (t * heads + h) * head_dim;
+      for (int d = 0; d < head_dim; ++d) dst[d] = src[d] * scale;
+    }
+  }
+  Products(qs, head_dim, rows, kt + lo, kt_stride, head_dim, cols, sc, s_stride);
+  for (int row = 0; row < rows; ++row) {
+    const int t = row / heads;
+    const int64_t end = n_keys + t - lo;  // this row's keys: [begin, end) of the columns
+    const int64_t begin = window > 0 ? std::max<int64_t>(0, n_keys + t - window) - lo : 0;
+    float* w = sc + row * s_stride;
+    softmax(w + begin, end - begin);
+    std::fill(w, w + begin, 0.0f);
+    std::fill(w + end, w + cols, 0.0f);
+  }
+  Products(sc, s_stride, rows, v + lo * head_dim, head_dim, cols, head_dim, os, head_dim);
+  for (int t = 0; t < tokens; ++t) {
+    for (int h = 0; h < heads; ++h) {
+      std::copy_n(os + (t * heads + h) * head_dim, head_dim, out + t * out_token_stride + h * head_dim);
+    }
+  }
 }
 
 }  // namespace ck::attn::HWY_NAMESPACE

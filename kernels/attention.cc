@@ -1,4 +1,4 @@
-// Dispatch of attend_group into the per-target code of attention-inl.h.
+// Dispatch of attend_tokens into the per-target code of attention-inl.h.
 #include "kernels/attention.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -11,13 +11,20 @@
 #if HWY_ONCE
 namespace ck {
 namespace attn {
-HWY_EXPORT(AttendGroup);
+HWY_EXPORT(AttendTokens);
 }  // namespace attn
 
-void attend_group(const float* q, int64_t q_stride, int nq, const float* kt, int64_t kt_stride, const float* v,
-                  int64_t n_keys, int head_dim, float scale, float* scores, float* out, int64_t out_stride) {
-  HWY_DYNAMIC_DISPATCH(attn::AttendGroup)(q, q_stride, nq, kt, kt_stride, v, n_keys, head_dim, scale, scores, out,
-                                          out_stride);
+void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, const float* kt, int64_t kt_stride,
+                   const float* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch,
+                   float* out, int64_t out_token_stride) {
+  HWY_DYNAMIC_DISPATCH(attn::AttendTokens)(q, q_token_stride, heads, tokens, kt, kt_stride, v, head_dim, n_keys,
+                                           window, scale, scratch, out, out_token_stride);
+}
+
+int64_t attend_scratch_floats(int64_t n_ctx, int head_dim) {
+  // Rows of queries, of scores (each row padded to whole vectors) and of outputs.
+  const int64_t rows = int64_t{kMaxAttendHeads} * kMaxAttendTokens;
+  return rows * (2 * head_dim + n_ctx + kMaxAttendTokens + 16);
 }
 
 }  // namespace ck

@@ -1,22 +1,30 @@
-// Attention of the query heads that share one KV head (grouped-query
-// attention), for one token: the keys and values are read once for the whole
-// group instead of once per head.
+// Attention of a block of consecutive tokens and the query heads that share
+// one KV head (grouped-query attention): each key and value is read once for
+// every query row of the block, from cache, instead of once per token and
+// head.
 #pragma once
 #include <cstdint>
 
 namespace ck {
 
-// The most query heads one attend_group call takes; callers split larger
-// groups.
+// The most query heads and tokens one attend_tokens call takes; callers
+// split larger groups and batches.
 inline constexpr int kMaxAttendHeads = 8;
+inline constexpr int kMaxAttendTokens = 4;
 
-// For g < nq (1..kMaxAttendHeads):
-//   out[g * out_stride + i] = sum_j softmax_j(scale * q_g . key_j) * value_j[i]
-// over keys j < n_keys, q_g = q + g * q_stride (head_dim values).
-// Keys are stored transposed, so that one vector load holds a dimension of
-// many keys: dim d of key j is kt[d * kt_stride + j]. Value j is the row
-// v + j * head_dim. `scores` is scratch of nq * n_keys floats.
-void attend_group(const float* q, int64_t q_stride, int nq, const float* kt, int64_t kt_stride, const float* v,
-                  int64_t n_keys, int head_dim, float scale, float* scores, float* out, int64_t out_stride);
+// For token t < tokens and head h < heads (query q + t * q_token_stride +
+// h * head_dim, output at the same offsets of out with out_token_stride):
+//   out = sum_j softmax_j(scale * q . key_j) * value_j
+// over the keys j that token t sees: j < n_keys + t (causal: n_keys is what
+// the first token sees), and j >= n_keys + t - window if window > 0 (a
+// sliding window). Keys are stored transposed, so that one vector load holds
+// a dimension of many keys: dim d of key j is kt[d * kt_stride + j]. Value j
+// is the row v + j * head_dim. `scratch` holds attend_scratch_floats floats.
+void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, const float* kt, int64_t kt_stride,
+                   const float* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch,
+                   float* out, int64_t out_token_stride);
+
+// Scratch of one attend_tokens call over a cache of n_ctx positions.
+int64_t attend_scratch_floats(int64_t n_ctx, int head_dim);
 
 }  // namespace ck

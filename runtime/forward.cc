@@ -49,31 +49,38 @@ constexpr int64_t kMinParallelAttention = 1 << 16;  // multiply-adds of q.K plus
 
 // Multi-head attention of the n new tokens (queries in s.q, their keys and
 // values already in the cache) over positions 0 .. pos + t, causal. One work
-// item is a token and the query heads of one KV head (at most
-// kMaxAttendHeads of them), so each key and value is read once per group.
+// item is a block of up to kMaxAttendTokens tokens and the query heads of
+// one KV head (at most kMaxAttendHeads of them), so each key and value is
+// read once per block from memory and reused from cache by all its rows.
 void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const int hd = c.head_dim;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   const int threads = std::min(omp_get_max_threads(), s.n_scratch);
-  // Heads per item: the whole group, split when there would be too few items
-  // to keep the threads busy (decode of a model with few KV heads).
-  int chunk = std::min(group, kMaxAttendHeads);
-  while (chunk > 1 && n * c.n_kv_heads * ((group + chunk - 1) / chunk) < 2 * threads) chunk = (chunk + 1) / 2;
-  const int chunks = (group + chunk - 1) / chunk;
-  const int items = n * c.n_kv_heads * chunks;
+  // Tokens and heads per item: as many as fit, halved while there would be
+  // too few items to keep the threads busy (decode of a model with few KV
+  // heads; short batches).
+  int span = std::min(n, kMaxAttendTokens), chunk = std::min(group, kMaxAttendHeads);
+  auto items_for = [&](int tok, int ch) {
+    return ((n + tok - 1) / tok) * c.n_kv_heads * ((group + ch - 1) / ch);
+  };
+  while (span > 1 && items_for(span, chunk) < 2 * threads) span = (span + 1) / 2;
+  while (chunk > 1 && items_for(span, chunk) < 2 * threads) chunk = (chunk + 1) / 2;
+  const int blocks = (n + span - 1) / span, chunks = (group + chunk - 1) / chunk;
+  const int items = blocks * c.n_kv_heads * chunks;
+  const int64_t scratch_floats = attend_scratch_floats(s.n_ctx, hd);
   // Waking the team costs more than a few heads over a short context.
   const bool parallel = int64_t{n} * c.n_heads * (pos + n) * hd >= kMinParallelAttention;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
   for (int i = 0; i < items; ++i) {
-    const int t = i / (c.n_kv_heads * chunks), kv_head = i / chunks % c.n_kv_heads, part = i % chunks;
-    const int h0 = kv_head * group + part * chunk;
-    const size_t at = static_cast<size_t>(t) * c.q_dim() + static_cast<size_t>(h0) * hd;
-    float* scores = s.scores.get() + static_cast<size_t>(omp_get_thread_num()) * kMaxAttendHeads * s.n_ctx;
-    attend_group(s.q.get() + at, hd, std::min(chunk, group - part * chunk),
-                 s.key_cache.get() + s.key_block(c, layer, kv_head), s.key_stride,
-                 s.value_cache.get() + s.value_block(c, layer, kv_head), pos + t + 1, hd, scale, scores,
-                 s.att_out.get() + at, hd);
+    const int block = i / (c.n_kv_heads * chunks), kv_head = i / chunks % c.n_kv_heads, part = i % chunks;
+    const int t0 = block * span, h0 = kv_head * group + part * chunk;
+    const size_t at = static_cast<size_t>(t0) * c.q_dim() + static_cast<size_t>(h0) * hd;
+    float* scratch = s.attend_scratch.get() + static_cast<size_t>(omp_get_thread_num()) * scratch_floats;
+    attend_tokens(s.q.get() + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, n - t0),
+                  s.key_cache.get() + s.key_block(c, layer, kv_head), s.key_stride,
+                  s.value_cache.get() + s.value_block(c, layer, kv_head), hd, pos + t0 + 1, 0, scale, scratch,
+                  s.att_out.get() + at, c.q_dim());
   }
 }
 

@@ -22,7 +22,7 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_batch, int n_scr
       .kv = B * c.kv_dim(),
       .gate_up = B * 2 * c.ffn_dim,
       .hidden = B * c.ffn_dim,
-      .scores = static_cast<size_t>(n_scratch) * kMaxAttendHeads * n_ctx,
+      .scores = static_cast<size_t>(n_scratch) * attend_scratch_floats(n_ctx, c.head_dim),
       .logits = static_cast<size_t>(c.vocab_size),
       .keys = static_cast<size_t>(c.n_layers) * padded_key_stride(n_ctx) * c.kv_dim(),
       .values = static_cast<size_t>(c.n_layers) * n_ctx * c.kv_dim(),
@@ -57,7 +57,7 @@ RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scra
   r.proj = buffer(s.x);
   r.gate_up = buffer(s.gate_up);
   r.hidden = buffer(s.hidden);
-  r.scores = buffer(s.scores);
+  r.attend_scratch = buffer(s.scores);
   r.logits = buffer(s.logits);
   r.key_cache = buffer(s.keys);
   r.value_cache = buffer(s.values);

@@ -26,7 +26,7 @@ struct RunState {
   std::unique_ptr<float[]> proj;     // (B, dim) output of wo / w_down, added to x
   std::unique_ptr<float[]> gate_up;  // (B, 2 * ffn_dim) gate then up, per token
   std::unique_ptr<float[]> hidden;   // (B, ffn_dim) silu(gate) * up
-  std::unique_ptr<float[]> scores;   // (n_scratch, kMaxAttendHeads, n_ctx) attention weights, per thread
+  std::unique_ptr<float[]> attend_scratch;  // (n_scratch, attend_scratch_floats): attention, per thread
   std::unique_ptr<float[]> logits;   // (vocab) of the last token
 
   // KV cache. Values: (n_layers, n_kv_heads, n_ctx, head_dim), so that for

@@ -75,39 +75,51 @@ TEST_CASE("add is elementwise", "[ops]") {
   REQUIRE(x == std::vector<float>{11, 22, 33});
 }
 
-// attend_group on every SIMD target against softmax(scale q.k) v in double,
-// with keys stored transposed in a cache wider than the keys used.
-TEST_CASE("attend_group matches softmax(scale q.K) V for every group size and target", "[ops][attention]") {
+// attend_tokens on every SIMD target against softmax(scale q.k) v in double,
+// with keys stored transposed in a cache wider than the keys used: every
+// head count, blocks of 1-4 tokens (causal: token t sees t more keys), with
+// and without a sliding window.
+TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, block and target", "[ops][attention]") {
   for (const std::string& target : ck::available_simd_targets()) {
     ck::force_simd_target(target);
     INFO("SIMD target " << target);
     for (int head_dim : {8, 13, 64, 128}) {
-      for (int64_t n_keys : {1, 5, 16, 17, 100}) {
-        for (int nq = 1; nq <= ck::kMaxAttendHeads; ++nq) {
-          const int64_t n_ctx = n_keys + 7, q_stride = head_dim + 2, out_stride = head_dim + 1;
-          auto kt = random_vec(size_t(head_dim) * n_ctx, 11), v = random_vec(size_t(n_keys) * head_dim, 12);
-          auto q = random_vec(size_t(nq) * q_stride, 13, 2.0f);
-          std::vector<float> scores(size_t(nq) * n_keys), out(size_t(nq) * out_stride, -7.0f);
-          const float scale = 0.3f;
-          ck::attend_group(q.data(), q_stride, nq, kt.data(), n_ctx, v.data(), n_keys, head_dim, scale,
-                           scores.data(), out.data(), out_stride);
-          INFO("head_dim " << head_dim << ", keys " << n_keys << ", heads " << nq);
-          for (int g = 0; g < nq; ++g) {
-            std::vector<double> p(n_keys);
-            double max = -1e300, sum = 0;
-            for (int64_t j = 0; j < n_keys; ++j) {
-              double dot = 0;
-              for (int d = 0; d < head_dim; ++d) dot += double(q[g * q_stride + d]) * kt[d * n_ctx + j];
-              p[j] = scale * dot;
-              max = std::max(max, p[j]);
+      for (int64_t n_keys : {1, 5, 16, 17, 100, 300}) {
+        for (int tokens = 1; tokens <= ck::kMaxAttendTokens; ++tokens) {
+          for (int64_t window : {int64_t{0}, int64_t{7}}) {
+            const int heads = 1 + (head_dim + n_keys + tokens) % ck::kMaxAttendHeads;  // 1..8 across the loops
+            const int64_t n_ctx = n_keys + tokens + 7;
+            const int64_t q_stride = int64_t{heads} * head_dim + 3, out_stride = int64_t{heads} * head_dim + 1;
+            auto kt = random_vec(size_t(head_dim) * n_ctx, 11), v = random_vec(size_t(n_ctx) * head_dim, 12);
+            auto q = random_vec(size_t(tokens) * q_stride, 13, 2.0f);
+            std::vector<float> scratch(size_t(ck::attend_scratch_floats(n_ctx, head_dim)));
+            std::vector<float> out(size_t(tokens) * out_stride, -7.0f);
+            const float scale = 0.3f;
+            ck::attend_tokens(q.data(), q_stride, heads, tokens, kt.data(), n_ctx, v.data(), head_dim, n_keys, window,
+                              scale, scratch.data(), out.data(), out_stride);
+            INFO("head_dim " << head_dim << ", keys " << n_keys << ", tokens " << tokens << ", heads " << heads
+                             << ", window " << window);
+            for (int t = 0; t < tokens; ++t) {
+              const int64_t end = n_keys + t, begin = window > 0 ? std::max<int64_t>(0, end - window) : 0;
+              for (int h = 0; h < heads; ++h) {
+                const float* qh = q.data() + t * q_stride + h * head_dim;
+                std::vector<double> p(size_t(end - begin));
+                double max = -1e300, sum = 0;
+                for (int64_t j = begin; j < end; ++j) {
+                  double dot = 0;
+                  for (int d = 0; d < head_dim; ++d) dot += double(qh[d]) * kt[d * n_ctx + j];
+                  p[j - begin] = scale * dot;
+                  max = std::max(max, p[j - begin]);
+                }
+                for (auto& x : p) sum += (x = std::exp(x - max));
+                for (int i = 0; i < head_dim; ++i) {
+                  double ref = 0;
+                  for (int64_t j = begin; j < end; ++j) ref += p[j - begin] / sum * v[j * head_dim + i];
+                  REQUIRE(out[t * out_stride + h * head_dim + i] == Approx(ref).epsilon(1e-5).margin(1e-5));
+                }
+              }
+              REQUIRE(out[t * out_stride + heads * head_dim] == -7.0f);  // the stride's gap untouched
             }
-            for (auto& x : p) sum += (x = std::exp(x - max));
-            for (int i = 0; i < head_dim; ++i) {
-              double ref = 0;
-              for (int64_t j = 0; j < n_keys; ++j) ref += p[j] / sum * v[j * head_dim + i];
-              REQUIRE(out[g * out_stride + i] == Approx(ref).epsilon(1e-5).margin(1e-5));
-            }
-            REQUIRE(out[g * out_stride + head_dim] == -7.0f);  // the stride's gap untouched
           }
         }
       }
