@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "apps/common/bump_dir_flag.h"
 #include "apps/common/context_size.h"
 #include "apps/common/escapes.h"
 #include "apps/common/model_path.h"
@@ -14,6 +15,7 @@ namespace ck::app {
 void add_generation_flags(CLI::App& app, GenerationOptions& o, std::string_view prompt_help) {
   app.add_option("-m,--model", o.model,
                  "Model file: a .gguf (converted to .bump on first use) or a .bump; " + default_model_help());
+  add_bump_dir_flag(app, o.bump_dir);
   app.add_option("-p,--prompt", o.prompt, std::string(prompt_help));
   app.add_option("-f,--file", o.prompt_file,
                  "Read the prompt (what -p gives) from FILE; one final newline is dropped, as in llama.cpp");

@@ -18,6 +18,7 @@ namespace ck::app {
 
 struct GenerationOptions {
   std::string model;         // -m; empty = the default model (model_path.h)
+  std::string bump_dir;      // --bump-dir; empty = $CK_BUMP_DIR or the default places (bump_dir_flag.h)
   std::string prompt;        // -p
   std::string prompt_file;   // -f
   int n_predict = -1;        // -n; -1 = until end of generation or a full context

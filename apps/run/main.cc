@@ -53,7 +53,7 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
   const std::string prompt = read_prompt(o.gen);
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<Model> model = Model::load(model_or_default(o.gen.model, "ck-run"));
+  std::unique_ptr<Model> model = Model::load(model_or_default(o.gen.model, "ck-run"), {.bump_dir = o.gen.bump_dir});
   const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const ModelConfig& c = model->config();
   const tok::Tokenizer& tokenizer = model->tokenizer();

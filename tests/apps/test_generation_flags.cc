@@ -129,3 +129,36 @@ TEST_CASE("ck-chat: -r hands the turn back, --in-prefix/--in-suffix wrap each me
   CHECK(r.err.find("prompt: '<Once upon a time\t'\n") != std::string::npos);
   CHECK(r.err.find("<The dog\t'\n") != std::string::npos);
 }
+
+TEST_CASE("--bump-dir and CK_BUMP_DIR choose where the bump goes; ck-convert lists and cleans it",
+          "[bump-dir][issue13]") {
+  const std::string dir = ck::test::temp_path("ck_bump_dir");
+  std::filesystem::remove_all(dir);
+  const auto r = run_app({"ck-run", "-m", stories_model(), "-p", "Once", "-n", "1", "--bump-dir", dir});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("ck: converting " + stories_model() + " to " + dir + "/stories260K.") != std::string::npos);
+  ck::test::ProcessOptions env;
+  env.set_env = {{"CK_BUMP_DIR", dir}};
+  // The other apps find it there (no second conversion).
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"ck-run", "-m", stories_model(), "-p", "Once", "-n", "1"},
+        {"ck-perplexity", "-m", stories_model(), "-f", ck::test::temp_file("ck_ppl.txt", std::string(600, 'a')), "-c",
+         "128", "--chunks", "1"}}) {
+    const auto again = run_app(argv, "", env);
+    INFO(argv[0] << ": " << again.err);
+    CHECK(again.exit_code == 0);
+    CHECK(again.err.find("converting") == std::string::npos);
+    CHECK(again.err.find(dir + "/stories260K.") != std::string::npos);
+  }
+  const auto list = run_app({"ck-convert", "--cache-list"}, "", env);
+  INFO(list.err);
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.find(dir + "/stories260K.") != std::string::npos);
+  CHECK(list.out.find("1 bump, 1.2 MB in " + dir + "\n") != std::string::npos);
+  const auto clean = run_app({"ck-convert", "--cache-clean", "--bump-dir", dir});
+  CHECK(clean.exit_code == 0);
+  CHECK(clean.out.find("removed 1 bump from " + dir) != std::string::npos);
+  CHECK(std::filesystem::is_empty(dir));  // the .config.json went too
+  std::filesystem::remove_all(dir);
+}
