@@ -117,6 +117,14 @@ class Converter {
   }
 
   std::string expression(const Json& schema, const std::string& path) {
+    // One level of recursion per level of the schema.
+    if (++depth_ > kMaxDepth) fail("nested more than " + std::to_string(kMaxDepth) + " levels deep (at " + path + ")");
+    std::string e = expression_at_depth(schema, path);
+    --depth_;
+    return e;
+  }
+
+  std::string expression_at_depth(const Json& schema, const std::string& path) {
     if (schema.is_boolean()) {
       if (!schema.get<bool>()) fail("the schema 'false' matches nothing");
       use("value");
@@ -235,6 +243,8 @@ class Converter {
     return "\"{\" space " + body + " \"}\" space";
   }
 
+  static constexpr int kMaxDepth = 64;
+  int depth_ = 0;
   std::vector<std::pair<std::string, std::string>> rules_;
   std::set<std::string> names_;
   std::set<std::string> used_;
@@ -246,7 +256,7 @@ std::string json_schema_to_gbnf(std::string_view text) {
   Json schema;
   try {
     schema = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // a syntax error, or a number out of range (1e6660)
     fail(std::string("not valid JSON: ") + e.what());
   }
   try {

@@ -1,9 +1,15 @@
 #include "grammar/matcher.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace ck::grammar {
 namespace {
+
+// Ambiguous grammars multiply the stacks with every character (nested
+// optional repetitions, ("a"?){0,100}); past this many the matcher gives up
+// instead of eating the memory and time.
+constexpr size_t kMaxStacks = 10000;
 
 // Expands `s` until its top is a character set or it is empty, appending
 // each stack that results (one per alternative of each rule on the way).
@@ -27,6 +33,11 @@ void expand(const Grammar& g, Stack s, std::vector<Stack>& out) {
       expand(g, std::move(inner), out);
     }
     return;
+  }
+  if (out.size() >= kMaxStacks) {
+    throw std::runtime_error("grammar: more than " + std::to_string(kMaxStacks) +
+                             " ways to go on at once; the grammar is too ambiguous (nested optional repetitions "
+                             "such as (\"a\"?){0,100} do this)");
   }
   out.push_back(std::move(s));
 }

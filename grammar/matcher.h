@@ -25,6 +25,8 @@ class MatchState {
   // The grammar's start: its root rule expanded. `grammar` must outlive this.
   explicit MatchState(const Grammar& grammar);
   // The state after `cp`; its stacks are empty when the grammar refuses it.
+  // Both throw std::runtime_error when a grammar is so ambiguous that more
+  // than 10000 stacks would be needed.
   MatchState advance(uint32_t cp) const;
   bool dead() const { return stacks_.empty(); }
   // Whether the text so far is a complete match.

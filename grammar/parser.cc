@@ -7,6 +7,7 @@ namespace ck::grammar {
 namespace {
 
 constexpr int kMaxRepeat = 1000;
+constexpr int kMaxNesting = 100;  // groups in groups: the parser recurses once per level
 constexpr size_t kNone = static_cast<size_t>(-1);
 
 bool is_name_char(char c) {
@@ -167,11 +168,13 @@ class Parser {
         last = seq.size();
         seq.push_back(ref(rule_id(name(), at)));
       } else if (c == '(') {
+        if (++nesting_ > kMaxNesting) fail(at, "groups nested more than " + std::to_string(kMaxNesting) + " deep");
         ++pos_;
         skip_space(true);
         std::vector<Sequence> inner = parse_alternatives(rule, true);
         if (peek() != ')') fail(pos_, at_end() ? "missing ')' before the end of the grammar" : "expected ')'");
         ++pos_;
+        --nesting_;
         last = seq.size();
         seq.push_back(ref(helper(rule, std::move(inner))));
       } else if (c == '*' || c == '+' || c == '?' || c == '{') {
@@ -353,6 +356,7 @@ class Parser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int nesting_ = 0;
   Grammar g_;
   std::map<std::string, uint32_t, std::less<>> ids_;
   std::vector<bool> defined_;

@@ -36,7 +36,7 @@ TEST_CASE("ck-run -r stops at the reverse prompt, which is printed", "[ck-run][f
   CHECK(greedy({"-r", "\\x2e", "--no-escape"}, 40).out == plain.out);
 }
 
-TEST_CASE("ck-run processes escapes in -p by default; --no-escape keeps them", "[ck-run][flags][issue13]") {
+TEST_CASE("ck-run processes escapes in -p by default and --no-escape keeps them", "[ck-run][flags][issue13]") {
   const auto esc = run_app({"ck-run", "-m", stories_model(), "-p", "Once\\tupon a \\\"time\\\"", "-n", "1"});
   INFO(esc.err);
   CHECK(esc.exit_code == 0);
@@ -130,7 +130,7 @@ TEST_CASE("ck-chat: -r hands the turn back, --in-prefix/--in-suffix wrap each me
   CHECK(r.err.find("<The dog\t'\n") != std::string::npos);
 }
 
-TEST_CASE("--bump-dir and CK_BUMP_DIR choose where the bump goes; ck-convert lists and cleans it",
+TEST_CASE("ck-run --bump-dir and CK_BUMP_DIR choose where the bump goes and ck-convert lists and cleans it",
           "[bump-dir][issue13]") {
   const std::string dir = ck::test::temp_path("ck_bump_dir");
   std::filesystem::remove_all(dir);

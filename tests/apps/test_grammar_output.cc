@@ -71,7 +71,7 @@ void check_optional(const json& j) {
 
 }  // namespace
 
-TEST_CASE("--json-schema: stories260K writes JSON of the schema, greedy and sampled", "[grammar][ck-run][issue13]") {
+TEST_CASE("ck-run --json-schema: stories260K writes JSON of the schema, greedy and sampled", "[grammar][ck-run][issue13]") {
   for (const std::vector<std::string>& sampling :
        {std::vector<std::string>{"--temp", "0"}, {"--temp", "1", "-s", "3"}, {"--temp", "1.5", "-s", "11"}}) {
     INFO(sampling[1]);
@@ -81,7 +81,7 @@ TEST_CASE("--json-schema: stories260K writes JSON of the schema, greedy and samp
   }
 }
 
-TEST_CASE("--json-schema: SmolLM2 writes JSON of the schema, in ck-run and the chat", "[grammar][ck-run][issue13]") {
+TEST_CASE("ck-run --json-schema: SmolLM2 writes JSON of the schema, in ck-run and the chat", "[grammar][ck-run][issue13]") {
   INFO(ck::test::kFetchSmol);
   REQUIRE(ck::test::have_smollm2());
   const std::string m = ck::test::smollm2_model();
@@ -96,7 +96,7 @@ TEST_CASE("--json-schema: SmolLM2 writes JSON of the schema, in ck-run and the c
   check_colors(json::parse(chat.out));
 }
 
-TEST_CASE("--grammar and --grammar-file: the output is in the language; the end only where it can end",
+TEST_CASE("ck-run --grammar and --grammar-file: the output is in the language and ends only where it can end",
           "[grammar][ck-run][issue13]") {
   // A strong bias toward the end-of-sequence token (2) cannot end the text
   // before the grammar is complete.

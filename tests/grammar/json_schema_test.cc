@@ -37,7 +37,7 @@ TEST_CASE("object with no required property", "[grammar][json]") {
   CHECK_FALSE(matches(g, R"({"b": 1, "a": null})"));  // the schema's order
 }
 
-TEST_CASE("array with items and bounds; string lengths", "[grammar][json]") {
+TEST_CASE("array with items and bounds, string lengths", "[grammar][json]") {
   const auto g = of(R"({"type": "array", "items": {"type": "string", "maxLength": 3}, "minItems": 1, "maxItems": 2})");
   CHECK(matches(g, R"(["abc"])"));
   CHECK(matches(g, R"(["a", ""])"));
@@ -74,6 +74,7 @@ TEST_CASE("unsupported keywords and bad schemas are refused by name", "[grammar]
                     Contains("additionalProperties"));
   CHECK_THROWS_WITH(of(R"({"type": "decimal"})"), Contains("unknown type 'decimal'"));
   CHECK_THROWS_WITH(of(R"({"type": )"), Contains("not valid JSON"));
+  CHECK_THROWS_WITH(of(R"({"ty": 1e6660})"), Contains("not valid JSON"));  // found by fuzz_grammar
   CHECK_THROWS_WITH(of(R"({"type": "object", "properties": {"a": {}}, "required": ["b"]})"),
                     Contains("required property 'b'"));
   // Annotations are fine.

@@ -89,6 +89,8 @@ TEST_CASE("bad grammars: the line, the column and what is wrong", "[grammar]") {
   CHECK(error_of("root ::= * \"a\"") == "line 1, column 10: '*' has nothing before it to repeat");
   CHECK(error_of("root ::= \"a\"{3,2}") == "line 1, column 13: repetition {m,n} with n < m");
   CHECK(error_of("root ::= \"a\"{5000}") == "line 1, column 13: repetition count above 1000");
+  CHECK(error_of(("root ::= " + std::string(101, '(') + "\"a\"" + std::string(101, ')')).c_str()) ==
+        "line 1, column 110: groups nested more than 100 deep");  // found by fuzz_grammar (stack overflow)
   CHECK(error_of("root ::= [z-a]") == "line 1, column 11: character range with its end before its start");
   CHECK(error_of("root ::= \"\\q\"") == "line 1, column 11: unknown escape '\\q'");
   CHECK(error_of("root = \"a\"") == "line 1, column 6: expected '::=' after the rule name 'root'");
@@ -100,4 +102,9 @@ TEST_CASE("bad grammars: the line, the column and what is wrong", "[grammar]") {
   ck::grammar::GrammarError e(3, 7, "x");
   CHECK(e.line() == 3);
   CHECK(e.column() == 7);
+}
+
+TEST_CASE("a grammar too ambiguous to match is refused, not run out of memory", "[grammar]") {
+  const auto g = parse_grammar(R"(root ::= ("a"?){0,1000} "b")");
+  CHECK_THROWS_WITH(matches(g, "aab"), Catch::Contains("too ambiguous"));
 }
