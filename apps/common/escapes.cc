@@ -41,4 +41,10 @@ std::string process_escapes(std::string_view in) {
   return out;
 }
 
+void add_escape_flag(CLI::App& app, bool& escape, const std::string& applies_to) {
+  app.add_flag("-e,--escape,!--no-escape", escape,
+               "Process escapes (\\n \\r \\t \\' \\\" \\\\ \\xHH) in " + applies_to +
+                   "; on by default as in llama.cpp, --no-escape turns it off");
+}
+
 }  // namespace ck::app

@@ -6,6 +6,7 @@
 #include "apps/common/context_size.h"
 #include "apps/common/escapes.h"
 #include "apps/common/model_path.h"
+#include "apps/common/repeatable_option.h"
 #include "apps/common/text_file.h"
 #include "apps/common/thread_count.h"
 #include "apps/common/utf8_input.h"
@@ -35,14 +36,10 @@ void add_generation_flags(CLI::App& app, GenerationOptions& o, std::string_view 
       ->capture_default_str();
   add_sampling_flags(app, o.sampling);
   app.add_flag("--special", o.special, "Print special tokens (<|im_end|>, ...) in the output as text (also -sp)");
-  app.add_flag("-e,--escape,!--no-escape", o.escape,
-               "Process escapes (\\n \\r \\t \\' \\\" \\\\ \\xHH) in -p/-f, -r, --in-prefix/--in-suffix and "
-               "--dry-sequence-breaker; on by default as in llama.cpp, --no-escape turns it off");
-  app.add_option("-r,--reverse-prompt", o.reverse_prompts,
-                 "Stop when the generated text contains PROMPT (repeatable); in the chat the answer ends there "
-                 "and the user has the turn")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_escape_flag(app, o.escape, "-p/-f, -r, --in-prefix/--in-suffix and --dry-sequence-breaker");
+  add_repeatable_option(app, "-r,--reverse-prompt", o.reverse_prompts,
+                        "Stop when the generated text contains PROMPT (repeatable); in the chat the answer ends "
+                        "there and the user has the turn");
   add_grammar_flags(app, o.grammar);
   app.add_flag("--verbose-prompt", o.verbose_prompt,
                "Print the prompt as the model gets it (rendered through the chat template in the chat) and its "

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "apps/common/escapes.h"
+#include "apps/common/repeatable_option.h"
 
 namespace ck::app {
 
@@ -43,11 +44,9 @@ void add_sampling_flags(CLI::App& app, SamplingOptions& o) {
   app.add_option("--dry-penalty-last-n", p.dry.penalty_last_n,
                  "DRY: tokens to scan for repetitions; -1 = all the text, 0 = off")
       ->capture_default_str();
-  app.add_option("--dry-sequence-breaker", o.dry_breakers,
-                 "DRY: a string no repetition is counted across (repeatable; the first one replaces the defaults "
-                 "\\n : \" *; \"none\" = no breakers)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_repeatable_option(app, "--dry-sequence-breaker", o.dry_breakers,
+                        "DRY: a string no repetition is counted across (repeatable; the first one replaces the "
+                        "defaults \\n : \" *; \"none\" = no breakers)");
   app.add_option("--xtc-probability", p.xtc_probability,
                  "XTC: the chance per token of excluding the most likely tokens; 0 = off")
       ->capture_default_str();
@@ -66,11 +65,9 @@ void add_sampling_flags(CLI::App& app, SamplingOptions& o) {
   app.add_option("--sampling-seq,--sampler-seq", o.sampling_seq,
                  "The same as --samplers in letters: e=penalties d=dry k=top_k y=typ_p p=top_p m=min_p x=xtc "
                  "t=temperature (default: edkypmxt)");
-  app.add_option("-l,--logit-bias", o.logit_bias,
-                 "TOKEN_ID(+/-)BIAS: add BIAS to the token's logit, e.g. 15043+1 or 15043-inf to ban it "
-                 "(repeatable)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_repeatable_option(app, "-l,--logit-bias", o.logit_bias,
+                        "TOKEN_ID(+/-)BIAS: add BIAS to the token's logit, e.g. 15043+1 or 15043-inf to ban it "
+                        "(repeatable)");
   app.add_flag("--ignore-eos", o.ignore_eos,
                "Never end at an end-of-generation token: they are banned (as --logit-bias ID-inf for each)");
   app.add_option("--n-probs", o.n_probs,

@@ -75,6 +75,10 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
     std::fprintf(stderr, "ck-run: note: the system prompt (-sys/-sysf) is ignored: it belongs to the chat, and "
                          "this is a plain completion of -p/-f (add -cnv to chat)\n");
   }
+  if (!chat.in_prefix.empty() || !chat.in_suffix.empty()) {
+    std::fprintf(stderr, "ck-run: note: --in-prefix/--in-suffix are ignored: they wrap the chat's messages, and "
+                         "this is a plain completion of -p/-f (add -cnv to chat)\n");
+  }
   check_predict_fits(o.gen.n_predict, n_ctx);
 
   const std::vector<int32_t> tokens = tokenizer.encode(prompt, /*add_special=*/true, /*parse_special=*/true);

@@ -41,9 +41,7 @@ int main(int argc, char** argv) {
   f->excludes(p, in);
   in->excludes(p, f);
   app.add_flag("--show-count", show_count, "Print \"Total number of tokens: N\" after the tokens, as llama-tokenize");
-  app.add_flag("-e,--escape,!--no-escape", escape,
-               "Process escapes (\\n \\t \\\\ ...) in the text, as ck-run and llama-tokenize do (the default); "
-               "--no-escape keeps it as written");
+  ck::app::add_escape_flag(app, escape, "the text, as ck-run and llama-tokenize do");
   app.add_flag("--ids", ids_only, "Print only the token ids, space-separated, on one line");
   app.add_flag("--no-bos", no_bos,
                "Do not add the BOS/EOS tokens the vocabulary asks for (tokenizer.ggml.add_bos_token / add_eos_token)");
