@@ -198,7 +198,11 @@ int32_t Sampler::sample(std::span<const float> logits) {
   start(logits);
   constraint_->restrict(candidates_);
   candidates_.drop_impossible();
-  if (candidates_.empty()) throw std::runtime_error("sampler: the grammar allows none of the tokens here");
+  if (candidates_.empty()) {
+    throw std::runtime_error(
+        "sampler: the grammar allows none of the tokens here (a logit bias may ban those it needs: --ignore-eos "
+        "bans the end a complete grammar needs)");
+  }
   return run_chain();
 }
 
