@@ -31,7 +31,7 @@ TEST_CASE("stop strings match across token boundaries", "[flags][issue13]") {
   CHECK_FALSE(none.push("anything"));
 }
 
-TEST_CASE("--logit-bias syntax: TOKEN_ID(+/-)BIAS", "[flags][issue13]") {
+TEST_CASE("the logit bias syntax TOKEN_ID(+/-)BIAS", "[flags][issue13]") {
   CHECK(ck::app::parse_logit_bias("15043+1").token == 15043);
   CHECK(ck::app::parse_logit_bias("15043+1").bias == 1.0f);
   CHECK(ck::app::parse_logit_bias("7-0.5").bias == -0.5f);
