@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <functional>
 
+#include "loader/bump_cache.h"
+
 namespace ck {
 
 // Called as conversion advances: source bytes done out of total. Apps pass
@@ -31,19 +33,17 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
 // "<folder>/<stem>.config.json" for "<folder>/<stem>.bump".
 std::filesystem::path config_json_path(const std::filesystem::path& bump);
 
-// Where prepare_model keeps the bump of `gguf` when its folder is not
-// writable: $XDG_CACHE_HOME/ck (or ~/.cache/ck) / "<stem>.<hash of the
-// absolute path>.bump". Empty when neither variable is set.
-std::filesystem::path cached_bump_path(const std::filesystem::path& gguf);
-
 // A .bump file is returned as is. A .gguf file is matched to an existing bump
 // (next to it, else in $XDG_CACHE_HOME/ck or ~/.cache/ck) by the source size,
 // mtime and a SHA-256 of its first MiB recorded in the bump; when none
 // matches it is converted next to it when that folder is writable, else into
-// the cache folder. The file kind is recognised by its magic, not its name.
+// the cache folder. When the user chose a folder (`bump_dir`, else
+// $CK_BUMP_DIR), the bump is looked for and made there only, as
+// cached_bump_path(gguf, bump_dir) (bump_cache.h). The file kind is recognised by its magic, not its name.
 // A conversion prints a one-line notice on stderr, once the GGUF has been
 // validated (a file about to be refused is not announced), and reports to
 // `progress`.
-std::filesystem::path prepare_model(const std::filesystem::path& path, const ConvertProgress& progress = {});
+std::filesystem::path prepare_model(const std::filesystem::path& path, const ConvertProgress& progress = {},
+                                    const std::filesystem::path& bump_dir = {});
 
 }  // namespace ck

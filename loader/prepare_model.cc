@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
+#include "loader/bump_cache.h"
 #include "loader/bump_file.h"
 #include "loader/bump_layout.h"
 #include "loader/convert.h"
@@ -18,13 +18,6 @@ namespace ck {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Empty when neither XDG_CACHE_HOME nor HOME is set.
-fs::path cache_dir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "ck";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "ck";
-  return {};
-}
 
 // access() says yes to root for every folder, so a folder whose mode has no
 // write bit at all (a read-only data folder such as ../shared/data) also
@@ -59,22 +52,14 @@ bool bump_matches(const fs::path& bump, const SourceFingerprint& fp) {
 
 }  // namespace
 
-fs::path cached_bump_path(const fs::path& gguf) {
-  const fs::path cache = cache_dir();
-  if (cache.empty()) return {};
-  // Two models with the same file name in different folders must not share
-  // a cache entry.
-  const std::string abs = fs::absolute(gguf).lexically_normal().string();
-  const std::string tag = to_hex(sha256({reinterpret_cast<const uint8_t*>(abs.data()), abs.size()})).substr(0, 12);
-  return cache / (gguf.stem().string() + "." + tag + ".bump");
-}
-
-fs::path prepare_model(const fs::path& path, const ConvertProgress& progress) {
+fs::path prepare_model(const fs::path& path, const ConvertProgress& progress, const fs::path& bump_dir) {
   if (detect_file_kind(path) == FileKind::Bump) return path;
   const SourceFingerprint fp = fingerprint_file(path);
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  const fs::path beside = folder / (path.stem().string() + ".bump");
-  const fs::path cached = cached_bump_path(path);
+  const fs::path cached = cached_bump_path(path, bump_dir);
+  // A folder the user chose is the only place looked at and written to.
+  const bool chosen = !chosen_bump_dir(bump_dir).empty();
+  const fs::path beside = chosen ? fs::path() : folder / (path.stem().string() + ".bump");
 
   for (const fs::path& candidate : {beside, cached}) {
     if (!candidate.empty() && bump_matches(candidate, fp)) {
@@ -83,12 +68,18 @@ fs::path prepare_model(const fs::path& path, const ConvertProgress& progress) {
     }
   }
   fs::path target = beside;
-  if (!writable_dir(folder)) {
+  if (chosen || !writable_dir(folder)) {
     if (cached.empty()) {
       throw std::runtime_error(folder.string() + " is not writable and neither XDG_CACHE_HOME nor HOME is set: " +
-                               "nowhere to put the converted " + path.filename().string());
+                               "nowhere to put the converted " + path.filename().string() +
+                               " (--bump-dir DIR or CK_BUMP_DIR chooses a folder)");
     }
-    fs::create_directories(cached.parent_path());
+    std::error_code ec;
+    fs::create_directories(cached.parent_path(), ec);
+    if (ec) {
+      throw std::runtime_error("cannot create the folder " + cached.parent_path().string() + " for the bump (" +
+                               ec.message() + ")");
+    }
     target = cached;
   }
   // The notice waits for the first progress report, which comes once the GGUF

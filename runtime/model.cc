@@ -24,7 +24,7 @@ Model::Model() = default;
 Model::~Model() = default;
 
 std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const LoadOptions& opts) {
-  const std::filesystem::path bump = prepare_model(path);
+  const std::filesystem::path bump = prepare_model(path, {}, opts.bump_dir);
   BumpFile file = BumpFile::open(bump, {.verify = opts.verify});
   const ModelConfig& c = file.config();
   refuse_unsupported_features(file.metadata(), c.arch, file.source());

@@ -15,6 +15,9 @@ struct Weights;  // runtime/weights.h
 
 struct LoadOptions {
   bool verify = false;  // check the bump payload's SHA-256 before use
+  // Where a GGUF's bump is looked for and made (--bump-dir); empty: $CK_BUMP_DIR,
+  // else beside the GGUF or in the cache folder (loader/bump_cache.h).
+  std::filesystem::path bump_dir;
 };
 
 class Model {

@@ -41,11 +41,12 @@ declare -A inputs=(
   [fuzz_convert]="$seeds/gguf|gguf.dict"
   [fuzz_tokenizer]="$PWD/tests/fuzz/corpus/fuzz_tokenizer|tokenizer.dict"
   [fuzz_chat_template]="$PWD/tests/fuzz/corpus/fuzz_chat_template|chat_template.dict"
+  [fuzz_grammar]="$PWD/tests/fuzz/corpus/fuzz_grammar|grammar.dict"
 )
 
 status=0
 summary=()
-for name in fuzz_gguf fuzz_bump fuzz_convert fuzz_tokenizer fuzz_chat_template; do
+for name in fuzz_gguf fuzz_bump fuzz_convert fuzz_tokenizer fuzz_chat_template fuzz_grammar; do
   [ -n "$ONLY" ] && [ "$name" != "$ONLY" ] && continue
   bin=$PWD/build-fuzz/bin/$name
   out=$PWD/fuzz-out/$name

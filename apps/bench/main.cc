@@ -11,6 +11,7 @@
 #include "apps/bench/printers.h"
 #include "apps/bench/runner.h"
 #include "apps/common/app_main.h"
+#include "apps/common/bump_dir_flag.h"
 #include "apps/common/llama_flags.h"
 #include "apps/common/model_path.h"
 #include "apps/common/progress.h"
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
   app.add_option("-m,--model", models, "Model files (.gguf or .bump), repeatable or comma-separated; " +
                                            ck::app::default_model_help())
       ->delimiter(',');
+  std::string bump_dir;
+  ck::app::add_bump_dir_flag(app, bump_dir);
   app.add_option("-p,--n-prompt", prompt, "Prompt lengths (ppN tests): 512 or 128,512 or 64-512*2")->capture_default_str();
   app.add_option("-n,--n-gen", gen, "Generated lengths (tgN tests)")->capture_default_str();
   app.add_option("--pg", pg, "Prompt then generation, PROMPT,GEN (ppP+tgG tests), repeatable (also -pg)");
@@ -69,7 +72,7 @@ int main(int argc, char** argv) {
     // Every model is loaded once before anything is printed (converting a
     // GGUF on first use): a bad path or an unsupported model is an error with
     // empty stdout, never a table or JSON array cut short.
-    for (const std::string& m : models) ck::Model::load(m);
+    for (const std::string& m : models) ck::Model::load(m, {.bump_dir = bump_dir});
 
     int max_ctx = 0;
     for (const auto& t : tests) max_ctx = std::max(max_ctx, t.n_depth + t.n_prompt + t.n_gen);
@@ -92,7 +95,7 @@ int main(int argc, char** argv) {
     for (size_t mi = 0; mi < models.size(); ++mi) {
       ck::bench::reset_peak_rss();  // each model's own peak (not the probe's buffer or the previous model)
       const auto t0 = std::chrono::steady_clock::now();
-      auto model = ck::Model::load(models[mi]);
+      auto model = ck::Model::load(models[mi], {.bump_dir = bump_dir});
       spdlog::info("loaded {} in {:.2f} s", models[mi],
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       ck::Session session(*model, ck::SessionOptions{.n_ctx = max_ctx, .n_batch = n_batch});

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "apps/common/stop_strings.h"
 #include "apps/common/thread_count.h"
+#include "apps/common/token_report.h"
 
 namespace ck::app {
 namespace {
@@ -32,6 +34,7 @@ std::string generate_answer(const Conversation& conv, Session& session, CachedTo
   const std::string rendered = conv.render();
   spdlog::debug("rendered conversation ({} bytes):\n{}", rendered.size(), rendered);
   const std::vector<int32_t> prompt = conv.prompt_tokens();
+  if (req.verbose_prompt) std::fputs(verbose_prompt_text(tokenizer, rendered, prompt).c_str(), stderr);
   const volatile std::sig_atomic_t* interrupted = req.interrupted;
   session.set_stop_check([interrupted] { return *interrupted != 0; });
   auto t0 = std::chrono::steady_clock::now();
@@ -50,6 +53,7 @@ std::string generate_answer(const Conversation& conv, Session& session, CachedTo
 
   std::string answer;
   tok::StreamDecoder decoder(tokenizer, req.render_special);
+  StopStrings stops(req.stop_strings);
   t0 = std::chrono::steady_clock::now();
   while (true) {
     if (*req.interrupted) { stats.stop = StopReason::Interrupted; break; }
@@ -59,10 +63,15 @@ std::string generate_answer(const Conversation& conv, Session& session, CachedTo
     // The end-of-turn token is not evaluated now: the next turn's rendering
     // contains it and evaluates it with the next prompt.
     if (tokenizer.is_eog(token)) break;
+    if (req.n_probs > 0) std::fputs(token_probs_line(tokenizer, token, sampler, req.n_probs).c_str(), stderr);
     const std::string text = decoder.push(token);
     answer += text;
     if (!text.empty()) req.on_text(text);
     ++stats.n_gen;
+    if (stops.push(tokenizer.token_to_piece(token, /*render_special=*/true))) {
+      stats.stop = StopReason::StopString;
+      break;
+    }
     if (session.n_past() >= session.n_ctx()) { stats.stop = StopReason::ContextFull; break; }
     try {
       logits = cache.push(session, token);

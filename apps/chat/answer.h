@@ -5,13 +5,14 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "apps/chat/conversation.h"
 #include "runtime/sampler.h"
 
 namespace ck::app {
 
-enum class StopReason { EndOfTurn, Limit, ContextFull, Interrupted };
+enum class StopReason { EndOfTurn, Limit, ContextFull, Interrupted, StopString };
 
 struct TurnStats {
   int n_prompt = 0;       // tokens evaluated for the prompt (only the new ones)
@@ -33,6 +34,9 @@ struct AnswerRequest {
   int n_threads = 1;                              // -t while generating
   int n_threads_batch = 1;                        // -tb while the prompt is evaluated
   bool render_special = false;                    // -sp
+  std::vector<std::string> stop_strings;          // -r: the answer ends once it holds one (the user's turn)
+  int n_probs = 0;                                // --n-probs: the N most likely tokens per token, on stderr
+  bool verbose_prompt = false;                    // --verbose-prompt: the rendered conversation and its tokens
 };
 
 // Brings the cache to the conversation's prompt, then generates. Returns the

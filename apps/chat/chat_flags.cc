@@ -1,5 +1,7 @@
 #include "apps/chat/chat_repl.h"
 
+#include "apps/common/escapes.h"
+
 namespace ck::app {
 
 void add_chat_flags(CLI::App& app, ChatOptions& opts) {
@@ -11,12 +13,24 @@ void add_chat_flags(CLI::App& app, ChatOptions& opts) {
                  "default: the model's own");
   app.add_flag("--single-turn", opts.single_turn,
                "Answer one message (-p, or the first one read), then exit (also -st)");
+  app.add_option("--in-prefix", opts.in_prefix,
+                 "Text written before every user message (inside the chat template's user turn; llama.cpp's "
+                 "completion tool turns its template off instead)");
+  app.add_option("--in-suffix", opts.in_suffix, "Text written after every user message (see --in-prefix)");
   app.footer("Chat commands (ck-chat, ck-run -cnv):\n" + std::string(chat_commands_help()));
 }
 
 void take_generation_options(const GenerationOptions& gen, ChatOptions& chat) {
-  chat.sampling = gen.sampling;
-  chat.sampling.seed = gen.seed == -1 ? Sampler::kRandomSeed : static_cast<uint64_t>(gen.seed);
+  chat.sampling = seeded_params(gen);
+  chat.ignore_eos = gen.sampling.ignore_eos;
+  chat.reverse_prompts = gen.reverse_prompts;
+  chat.n_probs = gen.sampling.n_probs;
+  chat.verbose_prompt = gen.verbose_prompt;
+  chat.grammar = gen.grammar;
+  if (gen.escape) {
+    chat.in_prefix = process_escapes(chat.in_prefix);
+    chat.in_suffix = process_escapes(chat.in_suffix);
+  }
   chat.n_predict = gen.n_predict;
   chat.n_threads = gen.n_threads;
   chat.n_threads_batch = gen.n_threads_batch;

@@ -76,13 +76,15 @@ class Repl {
         tok_(model.tokenizer()),
         opts_(opts),
         conv_(tok_, tok::select_chat_template(tok_.chat_template(), opts.chat_template), std::move(system)),
-        sampler_(opts.sampling, tok_.n_vocab()),
+        sampler_(make_sampler(opts.sampling, opts.ignore_eos, tok_)),
+        grammar_(make_constraint(opts.grammar, tok_)),
         color_(isatty(STDERR_FILENO) != 0) {
     const tok::ChatTemplate t = tok::select_chat_template(tok_.chat_template(), opts.chat_template);
     spdlog::debug("chat template: {} ({}); default system prompt: '{}'", tok::chat_family_name(t.family),
                   opts.chat_template.empty() ? "recognised from the model's tokenizer.chat_template"
                                              : "--chat-template " + opts.chat_template,
                   t.default_system);
+    sampler_.set_constraint(grammar_.get());
   }
 
   // Runs one user message or command; false = leave.
@@ -94,7 +96,7 @@ class Repl {
         notice("message not sent, it is not valid UTF-8: " + *problem);
         return true;
       }
-      conv_.add("user", input);
+      conv_.add("user", opts_.in_prefix + input + opts_.in_suffix);
       answer();
       return true;
     }
@@ -168,12 +170,14 @@ class Repl {
   // flag is cleared only when the next prompt is shown.
   void answer() {
     make_room();
+    if (grammar_) grammar_->reset();  // every answer follows the grammar from its start
     AnswerRequest req{opts_.n_predict, &g_interrupted,
                       [](std::string_view text) {
                         std::fwrite(text.data(), 1, text.size(), stdout);
                         std::fflush(stdout);
                       },
-                      opts_.n_threads, opts_.n_threads_batch, opts_.render_special};
+                      opts_.n_threads,     opts_.n_threads_batch, opts_.render_special,
+                      opts_.reverse_prompts, opts_.n_probs, opts_.verbose_prompt};
     TurnStats stats;
     std::string text;
     try {
@@ -207,6 +211,7 @@ class Repl {
   Conversation conv_;
   CachedTokens cache_;
   Sampler sampler_;
+  std::unique_ptr<GrammarConstraint> grammar_;
   bool color_;
   TurnStats last_;
   bool have_stats_ = false;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "apps/common/generation_flags.h"
 #include "runtime/model.h"
@@ -31,16 +32,25 @@ struct ChatOptions {
   std::string first_message;
   bool single_turn = false;        // -st: answer one message, then leave (llama.cpp's meaning)
   std::string history_file;        // libedit history; empty = ~/.ck_history
+  bool ignore_eos = false;         // --ignore-eos
+  std::vector<std::string> reverse_prompts;  // -r: an answer ends at one of these
+  int n_probs = 0;                 // --n-probs
+  bool verbose_prompt = false;     // --verbose-prompt
+  std::string in_prefix;           // --in-prefix: written before every user message
+  std::string in_suffix;           // --in-suffix: written after every user message
+  GrammarOptions grammar;          // --grammar, --json-schema: every answer follows it
 };
 
 // Adds the chat-only flags (--system-prompt (-sys), --system-prompt-file
-// (-sysf), --chat-template, --single-turn (-st)) to `app`, writing into
+// (-sysf), --chat-template, --single-turn (-st), --in-prefix, --in-suffix) to `app`, writing into
 // `opts`, and the chat's commands to the --help text. The generation flags
 // belong to the caller (add_generation_flags), who hands them over with
 // take_generation_options before run_chat.
 void add_chat_flags(CLI::App& app, ChatOptions& opts);
 
-// Copies sampling (with the seed), -n, -t, -tb and -sp into `chat`.
+// Copies sampling (with the seed), -n, -t, -tb, -sp, -r, --n-probs,
+// --verbose-prompt into `chat`, and processes the escapes of --in-prefix and
+// --in-suffix when -e is on.
 void take_generation_options(const GenerationOptions& gen, ChatOptions& chat);
 
 // The slash commands and keys, as /help and --help list them.

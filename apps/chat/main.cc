@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     ck::set_threads(gen.n_threads);
     opts.first_message = ck::app::read_prompt(gen);
     ck::app::take_generation_options(gen, opts);
-    auto model = ck::Model::load(ck::app::model_or_default(gen.model, "ck-chat"));
+    auto model = ck::Model::load(ck::app::model_or_default(gen.model, "ck-chat"), {.bump_dir = gen.bump_dir});
     const int n_ctx = ck::app::resolve_context_size(gen.n_ctx, gen.n_ctx_given, model->config().context_len, "ck-chat");
     ck::Session session(*model,
                         ck::SessionOptions{.n_ctx = n_ctx, .n_batch = gen.n_batch, .allow_longer_context = true});

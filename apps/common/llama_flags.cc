@@ -15,6 +15,7 @@ constexpr FlagAlias kCommonAliases[] = {
     {"-cnv", "--conversation"},      {"-no-cnv", "--no-conversation"},
     {"-st", "--single-turn"},        {"-tb", "--threads-batch"},
     {"-sp", "--special"},            {"--predict", "--n-predict"},
+    {"-jf", "--json-schema-file"},
     // Not llama.cpp's (its flag is --no-display-prompt), but typed by analogy
     // with -no-cnv often enough to accept.
     {"-no-display-prompt", "--no-display-prompt"},

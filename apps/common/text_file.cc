@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -22,6 +23,13 @@ std::string read_text_file(const std::string& path) {
   std::string s = text.str();
   require_utf8(s, path, /*with_line=*/true);
   return s;
+}
+
+std::string read_all_stdin() {
+  std::ostringstream text;
+  text << std::cin.rdbuf();
+  if (std::cin.bad()) throw std::runtime_error(std::string("cannot read standard input (") + std::strerror(errno) + ")");
+  return text.str();
 }
 
 void drop_final_newline(std::string& text) {

@@ -11,6 +11,10 @@ namespace ck::app {
 // when it is not valid UTF-8.
 std::string read_text_file(const std::string& path);
 
+// All of standard input, as bytes (ck-tokenize --stdin); the caller checks
+// the encoding. Throws when it cannot be read.
+std::string read_all_stdin();
+
 // Removes one trailing line break ("\n" or "\r\n"), as llama.cpp does with
 // -f and -sysf: the newline an editor puts at the end of a file is not part
 // of the prompt.

@@ -6,7 +6,9 @@
 #include <string>
 
 #include "apps/common/app_main.h"
+#include "apps/common/bump_dir_flag.h"
 #include "apps/common/progress.h"
+#include "apps/convert/cache.h"
 #include "apps/convert/dump.h"
 #include "apps/convert/inspect.h"
 #include "loader/bump_file.h"
@@ -19,7 +21,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int convert(const fs::path& in, fs::path out) {
+// Without -o: into the folder the user chose (--bump-dir, $CK_BUMP_DIR) under
+// the name the other apps look for there, else beside the GGUF.
+int convert(const fs::path& in, fs::path out, const fs::path& bump_dir) {
+  if (out.empty() && !ck::chosen_bump_dir(bump_dir).empty()) {
+    out = ck::cached_bump_path(in, bump_dir);
+    fs::create_directories(out.parent_path());
+  }
   if (out.empty()) out = in.parent_path() / (in.stem().string() + ".bump");
   // Counted in MB of the source; the total is known once conversion starts.
   std::optional<ck::app::ProgressBar> bar;
@@ -65,12 +73,13 @@ int main(int argc, char** argv) {
       "  ck-convert model.gguf [-o model.bump]     convert (also writes model.config.json)\n"
       "  ck-convert --inspect FILE                 header, metadata, tensor table, bytes per dtype\n"
       "  ck-convert --dump NAME FILE -o out.f32    one tensor as raw little-endian fp32\n"
-      "  ck-convert --verify FILE                  check a bump's SHA-256 (a GGUF's structure)",
+      "  ck-convert --verify FILE                  check a bump's SHA-256 (a GGUF's structure)\n"
+      "  ck-convert --cache-list | --cache-clean   the bumps in the bump folder (--bump-dir, $CK_BUMP_DIR, else\n"
+      "                                            ~/.cache/ck): list them, or remove them",
       "ck-convert"};
-  std::string input, output, dump_name;
-  bool inspect_flag = false, verify_flag = false;
+  std::string input, output, dump_name, bump_dir;
+  bool inspect_flag = false, verify_flag = false, cache_list = false, cache_clean = false;
   app.add_option("FILE", input, "Input: the GGUF to convert, or the GGUF/bump file to inspect, dump or verify")
-      ->required()
       ->check(CLI::ExistingFile);
   app.add_option("-o,--output", output,
                  "Output path: the .bump to write (default: FILE with .bump beside it), or the .f32 file of --dump");
@@ -86,8 +95,21 @@ int main(int argc, char** argv) {
                                   "its structure)");
   inspect_opt->excludes(dump_opt)->excludes(verify_opt);
   dump_opt->excludes(verify_opt);
+  ck::app::add_bump_dir_flag(app, bump_dir);
+  auto* list_opt = app.add_flag("--cache-list", cache_list,
+                                "List the bumps in the bump folder (--bump-dir, $CK_BUMP_DIR, else ~/.cache/ck) with "
+                                "their sizes; bumps beside their GGUF are not listed");
+  auto* clean_opt = app.add_flag("--cache-clean", cache_clean,
+                                 "Remove the bumps (and their .config.json) from that folder; a later run converts "
+                                 "its GGUF again");
+  list_opt->excludes(clean_opt);
 
   return ck::app::run_app(app, argc, argv, [&] {
+    if (cache_list || cache_clean) {
+      if (!input.empty()) throw std::runtime_error("--cache-list and --cache-clean take no FILE");
+      return cache_list ? ck::convert::list_cache(bump_dir) : ck::convert::clean_cache(bump_dir);
+    }
+    if (input.empty()) throw std::runtime_error("FILE is required (the GGUF to convert, or a file to inspect)");
     if (inspect_flag) return inspect(input);
     if (verify_flag) return verify(input);
     if (!dump_name.empty()) {
@@ -99,6 +121,6 @@ int main(int argc, char** argv) {
     if (ck::detect_file_kind(input) != ck::FileKind::Gguf) {
       throw std::runtime_error(input + ": is already a bump file (convert takes a GGUF)");
     }
-    return convert(input, output);
+    return convert(input, output, bump_dir);
   });
 }

@@ -10,6 +10,7 @@
 #include "apps/common/app_main.h"
 #include "apps/common/context_size.h"
 #include "apps/common/llama_flags.h"
+#include "apps/common/bump_dir_flag.h"
 #include "apps/common/model_path.h"
 #include "apps/common/progress.h"
 #include "apps/common/text_file.h"
@@ -25,6 +26,7 @@ namespace {
 
 struct Options {
   std::string model;
+  std::string bump_dir;  // --bump-dir
   std::string text_file;
   int n_ctx = 512;
   int n_chunks = -1;
@@ -167,6 +169,7 @@ int main(int argc, char** argv) {
                "ck-perplexity"};
   Options o;
   app.add_option("-m,--model", o.model, "Model (.gguf or .bump); " + ck::app::default_model_help());
+  ck::app::add_bump_dir_flag(app, o.bump_dir);
   app.add_option("-f,--file", o.text_file,
                  "Text to evaluate, e.g. ../shared/data/wikitext-2/wikitext-2-raw-v1.test.txt");
   app.add_option("-c,--ctx-size", o.n_ctx,
@@ -188,7 +191,7 @@ int main(int argc, char** argv) {
     ck::set_threads(ck::app::resolve_thread_count(o.threads, "-t", "ck-perplexity"));
     const std::string text = o.kld ? std::string() : ck::app::read_text_file(o.text_file);
     const auto t0 = std::chrono::steady_clock::now();
-    auto model = ck::Model::load(ck::app::model_or_default(o.model, "ck-perplexity"));
+    auto model = ck::Model::load(ck::app::model_or_default(o.model, "ck-perplexity"), {.bump_dir = o.bump_dir});
     std::fprintf(stderr, "ck-perplexity: loaded %s in %.2f s\n", model->path().string().c_str(), seconds_since(t0));
     // -c as everywhere: 0 = the model's context, more than it warns.
     o.n_ctx = ck::app::resolve_context_size(o.n_ctx, app.count("--ctx-size") > 0, model->config().context_len,

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <string>
 
+#include "apps/common/stop_strings.h"
 #include "apps/common/thread_count.h"
+#include "apps/common/token_report.h"
 #include "apps/run/interrupt.h"
 
 namespace ck::app {
@@ -40,11 +42,12 @@ GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenize
     return st;
   }
   st.prompt_tokens = st.prompt_total;
-  for (int32_t t : prompt) sampler.accept(t);  // the penalty window includes the prompt, as in llama.cpp
+  sampler.accept_prompt(prompt);  // the penalty window includes the prompt, as in llama.cpp
   st.prompt_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   tok::StreamDecoder decoder(tokenizer, limits.render_special);
+  StopStrings stops(limits.stop_strings);
   auto limit_reached = [&] { return limits.n_predict >= 0 && st.generated_tokens >= limits.n_predict; };
   st.stop = StopReason::TokenLimit;
   try {
@@ -60,7 +63,14 @@ GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenize
       }
       sampler.accept(token);
       ++st.generated_tokens;
+      if (limits.n_probs > 0) std::fputs(token_probs_line(tokenizer, token, sampler, limits.n_probs).c_str(), stderr);
       write(out, decoder.push(token));
+      // Stop strings match the token's text with special tokens as written
+      // (-r "<|im_end|>" works whether or not -sp prints it).
+      if (stops.push(tokenizer.token_to_piece(token, /*render_special=*/true))) {
+        st.stop = StopReason::StopString;
+        break;
+      }
       if (limit_reached()) break;  // no need to run the model on the last token
       if (session.n_past() >= session.n_ctx()) {
         st.stop = StopReason::ContextFull;

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "runtime/sampler.h"
 #include "runtime/session.h"
@@ -11,7 +13,7 @@
 
 namespace ck::app {
 
-enum class StopReason { EndOfGeneration, TokenLimit, ContextFull, Interrupted };
+enum class StopReason { EndOfGeneration, TokenLimit, ContextFull, Interrupted, StopString };
 
 struct GenerationStats {
   int prompt_tokens = 0;          // evaluated (fewer than prompt_total when interrupted during the prompt)
@@ -27,11 +29,13 @@ struct GenerationLimits {
   int n_threads = 1;        // -t, for the generated tokens
   int n_threads_batch = 1;  // -tb, for the prompt
   bool render_special = false;  // -sp: special tokens printed as text
+  std::vector<std::string> stop_strings;  // -r: stop once the generated text holds one
+  int n_probs = 0;                        // --n-probs: report the N most likely tokens on stderr
 };
 
 // The prompt must fit the session's context (the caller checks, with a
 // message naming -c). Stops at an end-of-generation token (not printed),
-// n_predict tokens, a full context, or interrupted(): checked per token and,
+// n_predict tokens, a -r stop string (printed), a full context, or interrupted(): checked per token and,
 // through the session's stop check (set here), between the layers of the
 // prompt's forward passes, so that Ctrl-C during a long prompt stops at once.
 GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenizer& tokenizer,

@@ -13,6 +13,7 @@
 #include "apps/common/llama_flags.h"
 #include "apps/common/model_path.h"
 #include "apps/common/plural.h"
+#include "apps/common/token_report.h"
 #include "apps/run/generate.h"
 #include "apps/run/interrupt.h"
 #include "apps/run/run_options.h"
@@ -52,7 +53,7 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
   const std::string prompt = read_prompt(o.gen);
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<Model> model = Model::load(model_or_default(o.gen.model, "ck-run"));
+  std::unique_ptr<Model> model = Model::load(model_or_default(o.gen.model, "ck-run"), {.bump_dir = o.gen.bump_dir});
   const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const ModelConfig& c = model->config();
   const tok::Tokenizer& tokenizer = model->tokenizer();
@@ -74,6 +75,10 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
     std::fprintf(stderr, "ck-run: note: the system prompt (-sys/-sysf) is ignored: it belongs to the chat, and "
                          "this is a plain completion of -p/-f (add -cnv to chat)\n");
   }
+  if (!chat.in_prefix.empty() || !chat.in_suffix.empty()) {
+    std::fprintf(stderr, "ck-run: note: --in-prefix/--in-suffix are ignored: they wrap the chat's messages, and "
+                         "this is a plain completion of -p/-f (add -cnv to chat)\n");
+  }
   check_predict_fits(o.gen.n_predict, n_ctx);
 
   const std::vector<int32_t> tokens = tokenizer.encode(prompt, /*add_special=*/true, /*parse_special=*/true);
@@ -82,10 +87,11 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
     for (int32_t t : tokens) ids += " " + std::to_string(t);
     return ids;
   }());
+  if (o.gen.verbose_prompt) std::fputs(verbose_prompt_text(tokenizer, prompt, tokens).c_str(), stderr);
   check_prompt_fits(tokens.size(), n_ctx);
-  SamplerParams sampling = o.gen.sampling;
-  sampling.seed = o.gen.seed == -1 ? Sampler::kRandomSeed : static_cast<uint64_t>(o.gen.seed);
-  Sampler sampler(sampling, c.vocab_size);
+  Sampler sampler = make_sampler(seeded_params(o.gen), o.gen.sampling.ignore_eos, tokenizer);
+  const std::unique_ptr<GrammarConstraint> grammar = make_constraint(o.gen.grammar, tokenizer);
+  sampler.set_constraint(grammar.get());
   std::fprintf(stderr, "ck-run: seed %llu\n", static_cast<unsigned long long>(sampler.seed()));
   install_interrupt_handler();
   if (!o.no_display_prompt) {
@@ -95,7 +101,9 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
   const GenerationLimits limits{.n_predict = o.gen.n_predict,
                                 .n_threads = o.gen.n_threads,
                                 .n_threads_batch = o.gen.n_threads_batch,
-                                .render_special = o.gen.special};
+                                .render_special = o.gen.special,
+                                .stop_strings = o.gen.reverse_prompts,
+                                .n_probs = o.gen.sampling.n_probs};
   const GenerationStats stats = generate(session, sampler, tokenizer, tokens, limits, stdout);
   print_timings(stats, load_seconds, session.n_past(), n_ctx);
   return stats.stop == StopReason::Interrupted ? 130 : 0;

@@ -13,6 +13,7 @@ const char* stop_text(StopReason r) {
     case StopReason::TokenLimit: return "-n limit";
     case StopReason::ContextFull: return "context full (use a larger -c)";
     case StopReason::Interrupted: return "interrupted";
+    case StopReason::StopString: return "reverse prompt (-r)";
   }
   return "";
 }

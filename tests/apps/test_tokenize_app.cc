@@ -42,3 +42,28 @@ TEST_CASE("ck-tokenize parses special tokens written in the text by default", "[
   CHECK(smol.exit_code == 0);
   CHECK(smol.out.rfind("1 ", 0) == 0);  // <|im_start|> is id 1
 }
+
+TEST_CASE("ck-tokenize --stdin and --show-count, as llama-tokenize", "[tokenize][issue13]") {
+  const auto by_p = run_app({"ck-tokenize", "-m", kPhi3, "-p", "Hello world", "--ids"});
+  const auto by_stdin = run_app({"ck-tokenize", "-m", kPhi3, "--stdin", "--ids"}, "Hello world");
+  INFO(by_stdin.err);
+  REQUIRE(by_stdin.exit_code == 0);
+  CHECK(by_stdin.out == by_p.out);
+  // All of stdin, its final newline included (llama-tokenize keeps it too).
+  const auto newline = run_app({"ck-tokenize", "-m", kPhi3, "--stdin", "--ids"}, "Hello world\n");
+  CHECK(newline.out != by_p.out);
+  const auto count = run_app({"ck-tokenize", "-m", kPhi3, "-p", "Hello world", "--show-count"});
+  CHECK(count.out.find("\nTotal number of tokens: 3\n") != std::string::npos);  // <s> Hello world
+  const auto both = run_app({"ck-tokenize", "-m", kPhi3, "-p", "x", "--stdin"}, "y");
+  CHECK(both.exit_code == 1);
+  CHECK(ck::test::is_one_error_line(both.err, "ck-tokenize"));
+}
+
+TEST_CASE("ck-tokenize processes escapes like ck-run, unless --no-escape", "[tokenize][issue13]") {
+  const auto tab = run_app({"ck-tokenize", "-m", kPhi3, "-p", "a\\tb", "--ids", "--no-bos"});
+  const auto real_tab = run_app({"ck-tokenize", "-m", kPhi3, "-p", "a\tb", "--ids", "--no-bos"});
+  const auto literal = run_app({"ck-tokenize", "-m", kPhi3, "-p", "a\\tb", "--ids", "--no-bos", "--no-escape"});
+  REQUIRE(tab.exit_code == 0);
+  CHECK(tab.out == real_tab.out);
+  CHECK(literal.out != tab.out);
+}

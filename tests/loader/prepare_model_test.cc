@@ -137,6 +137,36 @@ TEST_CASE("prepare_model finds the converted copy in the cache folder", "[prepar
   CHECK_NOTHROW(BumpFile::open(made, {.verify = true}));
 }
 
+TEST_CASE("prepare_model puts the bump only in the folder the user chose", "[prepare][issue13]") {
+  ScratchDir dir;
+  ScopedCache cache(dir.file("cache"));
+  const fs::path gguf = dir.file("m.gguf");
+  fs::copy_file(stories_gguf(), gguf);
+  SECTION("--bump-dir: there, not beside the (writable) GGUF's folder, and reused") {
+    const fs::path made = prepare_model(gguf, {}, dir.file("bumps"));
+    CHECK(made == cached_bump_path(gguf, dir.file("bumps")));
+    CHECK(made.parent_path() == dir.file("bumps"));
+    CHECK_FALSE(fs::exists(dir.file("m.bump")));
+    const ino_t first = inode(made);
+    CHECK(prepare_model(gguf, {}, dir.file("bumps")) == made);
+    CHECK(inode(made) == first);
+    CHECK(cached_bumps(dir.file("bumps")) == std::vector<fs::path>{made});
+  }
+  SECTION("$CK_BUMP_DIR does the same; --bump-dir wins over it") {
+    setenv("CK_BUMP_DIR", dir.file("env").c_str(), 1);
+    const fs::path made = prepare_model(gguf);
+    const fs::path chosen = prepare_model(gguf, {}, dir.file("flag"));
+    unsetenv("CK_BUMP_DIR");
+    CHECK(made.parent_path() == dir.file("env"));
+    CHECK(chosen.parent_path() == dir.file("flag"));
+    CHECK_FALSE(fs::exists(dir.file("m.bump")));
+  }
+  SECTION("a bump beside the GGUF is not used when a folder is chosen") {
+    convert_gguf_to_bump(gguf, dir.file("m.bump"));
+    CHECK(prepare_model(gguf, {}, dir.file("bumps")).parent_path() == dir.file("bumps"));
+  }
+}
+
 TEST_CASE("two conversions to one target at once both succeed and leave one good file", "[convert][atomic]") {
   ScratchDir dir;
   const fs::path target = dir.file("t.bump");
