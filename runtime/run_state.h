@@ -39,7 +39,8 @@ struct RunState {
   std::unique_ptr<float[]> key_cache;
   std::unique_ptr<float[]> value_cache;
 
-  std::unique_ptr<RopeTable> rope;  // cos/sin for positions 0 .. n_ctx-1
+  std::unique_ptr<RopeTable> rope;        // cos/sin for positions 0 .. n_ctx-1
+  std::unique_ptr<RopeTable> rope_local;  // the local (sliding-window) layers' table, when there are any
 
   // Where the keys (transposed) and the values of (layer, kv_head) start in
   // key_cache and value_cache.
@@ -55,7 +56,8 @@ struct RunState {
 size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch);
 
 // Allocates every buffer (contents uninitialized: the forward pass writes
-// before it reads).
-RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch);
+// before it reads). rope_divisors: the model's rope_freqs (rope_dim / 2
+// values), or null.
+RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch, const float* rope_divisors);
 
 }  // namespace ck

@@ -3,6 +3,9 @@
 an F32 and a Q8_0 GGUF and llama.cpp's logits for one fixed token sequence
 (prefill of N_PREFILL tokens as one batch, then one token per call), through
 build-oracle/llama_logits (scripts/oracle/build_llama_logits.sh builds it).
+For Q8_0 also llama.cpp's logits on the same weights dequantized to F32 (a
+temporary file): the exact result, which neither tool's 8-bit activations
+reach, to measure each tool's own distance from it.
 
 Usage: python3 scripts/oracle/make_goldens.py [--shared ../shared/data] [--only NAME]
 """
@@ -11,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 from gguf import GGMLQuantizationType
@@ -20,6 +24,11 @@ from oracle_models import SPECS, write_model  # noqa: E402
 
 N_TOKENS, N_PREFILL = 80, 64  # decode steps 64..79: past gemma3's window of 16 in both paths
 VARIANTS = {"f32": GGMLQuantizationType.F32, "q8_0": GGMLQuantizationType.Q8_0}
+
+
+def run_oracle(exe, gguf_path, logits_path, tokens):
+    subprocess.run([exe, gguf_path, logits_path, str(N_PREFILL)] + [str(t) for t in tokens], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def main():
@@ -41,9 +50,7 @@ def main():
             name = f"{spec.name}_{variant}"
             gguf_path = os.path.join(out_dir, name + ".gguf")
             n_vocab = write_model(spec, gguf_path, vocab, qtype, seed)
-            logits = os.path.join(out_dir, name + ".f32")
-            subprocess.run([exe, gguf_path, logits, str(N_PREFILL)] + [str(t) for t in tokens], check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            run_oracle(exe, gguf_path, os.path.join(out_dir, name + ".f32"), tokens)
             meta = {
                 "model_dir": "golden",
                 "model": f"oracle/{name}.gguf",
@@ -58,6 +65,12 @@ def main():
                 "spec": {k: v for k, v in vars(spec).items() if k != "extra"},
                 "weights": variant,
             }
+            if qtype != GGMLQuantizationType.F32:
+                with tempfile.TemporaryDirectory() as tmp:
+                    exact = os.path.join(tmp, "exact.gguf")
+                    write_model(spec, exact, vocab, qtype, seed, dequantized=True)
+                    run_oracle(exe, exact, os.path.join(out_dir, name + ".exact.f32"), tokens)
+                meta["exact_logits_file"] = f"oracle/{name}.exact.f32"
             with open(os.path.join(out_dir, name + ".json"), "w") as f:
                 json.dump(meta, f, indent=1)
                 f.write("\n")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from gguf import GGMLQuantizationType, GGUFReader, GGUFWriter, RopeScalingType
-from gguf.quants import quantize
+from gguf.quants import dequantize, quantize
 
 
 @dataclass
@@ -77,8 +77,11 @@ def llama3_rope_factors(head_dim, base, factor=8.0, low=1.0, high=4.0, old_ctx=8
     return np.array(out, dtype=np.float32)
 
 
-def write_model(spec: Spec, path: str, vocab_gguf: str, qtype: GGMLQuantizationType, seed: int):
-    """Random weights from `seed`; matrices stored as `qtype` (F32 or Q8_0), vectors F32."""
+def write_model(spec: Spec, path: str, vocab_gguf: str, qtype: GGMLQuantizationType, seed: int,
+                dequantized: bool = False):
+    """Random weights from `seed`; matrices stored as `qtype` (F32 or Q8_0), vectors F32.
+    dequantized: the same model with each quantized matrix stored as its exact
+    F32 values (what a run without activation rounding computes)."""
     vocab = GGUFReader(vocab_gguf)
     tokens = vocab.fields["tokenizer.ggml.tokens"].contents()
     n_vocab = len(tokens)
@@ -114,6 +117,8 @@ def write_model(spec: Spec, path: str, vocab_gguf: str, qtype: GGMLQuantizationT
         m = (rng.standard_normal((rows, cols)) * (scale or cols ** -0.5)).astype(np.float32)
         if qtype == GGMLQuantizationType.F32:
             w.add_tensor(name, m)
+        elif dequantized:
+            w.add_tensor(name, dequantize(quantize(m, qtype), qtype).astype(np.float32))
         else:
             w.add_tensor(name, quantize(m, qtype), raw_dtype=qtype)
 
