@@ -26,13 +26,19 @@ void gelu_tanh_mul(float* out, const float* gate, const float* up, int64_t n);
 void add(float* x, const float* y, int64_t n);
 
 // Rotary position embedding with precomputed cos/sin tables.
-// Pair i (i < rope_dim/2) of position p is rotated by
-// p * scale * base^(-2i/rope_dim) / divisors[i]: scale < 1 is linear RoPE
-// scaling (1 / factor), divisors are Llama 3.1's per-frequency factors
-// (rope_freqs.weight); null divisors are all 1.
+// Pair i (i < rope_dim/2) of position p is rotated by the angle
+// p * scale * base^(-2i/rope_dim) / divisors[i], and cos and sin are
+// multiplied by magnitude.
+struct RopeSpec {
+  float base = 10000.0f;
+  float scale = 1.0f;               // linear RoPE scaling: 1 / factor
+  const float* divisors = nullptr;  // rope_dim/2 per-frequency factors (Llama 3.1 rope_freqs, LongRoPE); null: all 1
+  float magnitude = 1.0f;           // LongRoPE's attention factor
+};
+
 class RopeTable {
  public:
-  RopeTable(int64_t n_positions, int rope_dim, float base, float scale = 1.0f, const float* divisors = nullptr);
+  RopeTable(int64_t n_positions, int rope_dim, const RopeSpec& spec);
   int rope_dim() const { return rope_dim_; }
   int64_t n_positions() const { return n_positions_; }
   const float* cos(int64_t pos) const { return cos_.data() + pos * (rope_dim_ / 2); }

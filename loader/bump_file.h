@@ -63,7 +63,10 @@ class BumpFile {
   const TensorView& output() const {
     return config_.tied_output ? token_embd() : slots_[output_norm_slot(config_) + 2].view;
   }
-  const TensorView& rope_freqs() const { return slots_.back().view; }  // (rope_dim / 2) or empty
+  // RoPE frequency divisors, (rope_dim / 2) or empty.
+  const TensorView& rope_freqs() const { return slots_[output_norm_slot(config_) + 3].view; }
+  const TensorView& rope_factors_long() const { return slots_[output_norm_slot(config_) + 4].view; }
+  const TensorView& rope_factors_short() const { return slots_[output_norm_slot(config_) + 5].view; }
   const std::vector<LayerView>& layers() const { return layers_; }
   size_t weight_bytes() const;  // bytes of all tensors
 

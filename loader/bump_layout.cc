@@ -81,6 +81,8 @@ std::vector<SlotSpec> bump_slots(const ModelConfig& c) {
     s.push_back(matrix("output.weight", c.vocab_size, dim, -1, {"output.weight"}));
   }
   s.push_back(vector_if(c.rope_freqs, "rope_freqs.weight", c.rope_dim / 2, -1));
+  s.push_back(vector_if(c.longrope, "rope_factors_long.weight", c.rope_dim / 2, -1));
+  s.push_back(vector_if(c.longrope, "rope_factors_short.weight", c.rope_dim / 2, -1));
   return s;
 }
 

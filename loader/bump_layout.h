@@ -77,8 +77,9 @@ enum LayerSlot {
   kQNorm, kKNorm, kPostAttnNorm, kPostFfnNorm, kLayerSlots
 };
 // Global slots: 0 token embedding, 1 position placeholder, then the layers,
-// then final norm, final bias, output projection, RoPE frequency divisors.
-inline constexpr size_t kGlobalTailSlots = 4;
+// then final norm, final bias, output projection, RoPE frequency divisors
+// (rope_freqs, LongRoPE's long and short factors).
+inline constexpr size_t kGlobalTailSlots = 6;
 inline size_t output_norm_slot(const ModelConfig& c) { return 2 + kLayerSlots * static_cast<size_t>(c.n_layers); }
 inline size_t bump_slot_count(const ModelConfig& c) { return output_norm_slot(c) + kGlobalTailSlots; }
 

@@ -62,6 +62,7 @@ Metadata bump_metadata(const GgufFile& g, const SourceFingerprint& fp) {
   meta.set_bool("ck.qkv_bias", g.find("blk.0.attn_q.bias") != nullptr);
   meta.set_bool("ck.qk_norm", g.find("blk.0.attn_q_norm.weight") != nullptr);
   meta.set_bool("ck.rope_freqs", g.find("rope_freqs.weight") != nullptr);
+  meta.set_bool("ck.longrope", g.find("rope_factors_long.weight") != nullptr);
   meta.set_bool("ck.fused_qkv", g.find("blk.0.attn_qkv.weight") != nullptr);
   meta.set_bool("ck.fused_gate_up",
                 g.find("blk.0.ffn_gate.weight") == nullptr && g.find("blk.0.ffn_up.weight") != nullptr);

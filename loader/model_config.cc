@@ -66,12 +66,16 @@ std::string arch_names() {
   return out;
 }
 
-// RoPE scaling: none, or linear (positions divided by the factor); the
-// others (yarn, longrope) are refused in runtime/features.cc.
+// RoPE scaling: none, or linear (positions divided by the factor); yarn is
+// refused in runtime/features.cc. As in llama.cpp, a file without
+// rope.scaling.type scales linearly by rope.scaling.factor (or the older
+// rope.scale_linear) when it has one.
 float linear_rope_scale(const Metadata& meta, const std::string& path, const std::string& p) {
-  const float factor = meta.get_f32(p + "rope.scaling.factor").value_or(1.0f);
-  if (meta.get_string(p + "rope.scaling.type").value_or("none") != "linear" || factor == 0.0f) return 1.0f;
-  if (!(factor > 0.0f)) fail(path, "metadata key '" + p + "rope.scaling.factor' must be positive");
+  if (meta.get_string(p + "rope.scaling.type").value_or("linear") != "linear") return 1.0f;
+  const std::string key = meta.contains(p + "rope.scaling.factor") ? p + "rope.scaling.factor" : p + "rope.scale_linear";
+  const float factor = meta.get_f32(key).value_or(0.0f);
+  if (factor == 0.0f) return 1.0f;
+  if (!(factor > 0.0f)) fail(path, "metadata key '" + key + "' must be positive");
   return 1.0f / factor;
 }
 
@@ -152,6 +156,10 @@ ModelConfig config_from_metadata(const Metadata& meta, const std::string& path) 
   c.qkv_bias = meta.get_bool("ck.qkv_bias").value_or(false);
   c.qk_norm = meta.get_bool("ck.qk_norm").value_or(false);
   c.rope_freqs = meta.get_bool("ck.rope_freqs").value_or(false);
+  c.longrope = meta.get_bool("ck.longrope").value_or(false);
+  c.rope_orig_ctx = optional_or(meta, path, p + "rope.scaling.original_context_length", kMaxContext, c.context_len);
+  c.rope_magnitude = meta.get_f32(p + "rope.scaling.attn_factor").value_or(1.0f);
+  if (!(c.rope_magnitude > 0.0f)) fail(path, "metadata key '" + p + "rope.scaling.attn_factor' must be positive");
   c.tied_output = meta.get_bool("ck.tied_output").value_or(false);
   c.fused_qkv = meta.get_bool("ck.fused_qkv").value_or(false);
   c.fused_gate_up = meta.get_bool("ck.fused_gate_up").value_or(false);

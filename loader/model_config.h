@@ -34,6 +34,12 @@ struct ModelConfig {
   bool rope_neox = false;  // pairs (i, i + rope_dim/2) instead of (2i, 2i+1): all but llama
   float rope_scale = 1.0f; // positions are multiplied by this: 1 / {arch}.rope.scaling.factor of linear scaling
   bool rope_freqs = false; // rope_freqs.weight divides pair i's frequency (Llama 3.1+ rope_type llama3)
+  // LongRoPE (phi3 128k models): rope_factors_long.weight divides the
+  // frequencies when the session's context exceeds rope_orig_ctx, else
+  // rope_factors_short.weight.
+  bool longrope = false;
+  int32_t rope_orig_ctx = 0;       // {arch}.rope.scaling.original_context_length (default context_len)
+  float rope_magnitude = 1.0f;     // cos and sin are multiplied by this: {arch}.rope.scaling.attn_factor
   bool qkv_bias = false;   // attention q/k/v have real biases (qwen2); else the bias slots are zero-length
   bool qk_norm = false;    // per-head RMSNorm of q and k before RoPE (qwen3, gemma3)
   bool post_norms = false; // RMSNorm of the attention and FFN outputs before each residual add (gemma3)
@@ -57,7 +63,7 @@ struct ModelConfig {
 // value, and for an architecture ck does not run. The options of the
 // "architecture options" block come from the architecture (a table in
 // model_config.cc) and its metadata keys; those that only the tensor table
-// shows (qkv_bias, qk_norm, rope_freqs, tied_output, fused_*) from the ck.*
+// shows (qkv_bias, qk_norm, rope_freqs, longrope, tied_output, fused_*) from the ck.*
 // keys, which the converter sets from the GGUF's tensors before calling this.
 ModelConfig config_from_metadata(const Metadata& meta, const std::string& path);
 

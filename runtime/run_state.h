@@ -8,6 +8,7 @@
 
 #include "kernels/ops.h"
 #include "loader/model_config.h"
+#include "runtime/weights.h"
 
 namespace ck {
 
@@ -56,8 +57,7 @@ struct RunState {
 size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch);
 
 // Allocates every buffer (contents uninitialized: the forward pass writes
-// before it reads). rope_divisors: the model's rope_freqs (rope_dim / 2
-// values), or null.
-RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch, const float* rope_divisors);
+// before it reads); the RoPE tables take their frequency divisors from `w`.
+RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_batch, int n_scratch);
 
 }  // namespace ck

@@ -48,7 +48,8 @@ void check_optional(const BumpFile& f, bool present, const std::string& name, co
 
 Weights weights_from_bump(const BumpFile& f) {
   const ModelConfig& c = f.config();
-  Weights w{f.token_embd(), f.output_norm(), f.output(), f.rope_freqs(), f.layers()};
+  Weights w{f.token_embd(), f.output_norm(), f.output(), f.rope_freqs(), f.rope_factors_long(),
+            f.rope_factors_short(), f.layers()};
   if (w.token_embd.rows != c.vocab_size || w.token_embd.cols != c.dim || w.token_embd.data == nullptr) {
     fail(f, "token_embd", "shape " + shape_str(w.token_embd.rows, w.token_embd.cols) + ", expected " +
                               shape_str(c.vocab_size, c.dim));
@@ -57,6 +58,8 @@ Weights weights_from_bump(const BumpFile& f) {
   check_vector(f, "output_norm", w.output_norm, c.dim);
   check_matrix(f, "output", w.output, c.vocab_size, c.dim);
   check_optional(f, c.rope_freqs, "rope_freqs", w.rope_freqs, c.rope_dim / 2);
+  check_optional(f, c.longrope, "rope_factors_long", w.rope_factors_long, c.rope_dim / 2);
+  check_optional(f, c.longrope, "rope_factors_short", w.rope_factors_short, c.rope_dim / 2);
   if (static_cast<int64_t>(w.layers.size()) != c.n_layers) {
     throw std::runtime_error(f.source() + ": " + std::to_string(w.layers.size()) + " layers, config says " +
                              std::to_string(c.n_layers));

@@ -14,6 +14,7 @@ struct Weights {
   TensorView output_norm;         // (dim) F32
   TensorView output;              // (vocab, dim); the embedding when tied
   TensorView rope_freqs;          // (rope_dim / 2) F32 when config.rope_freqs, else empty
+  TensorView rope_factors_long, rope_factors_short;  // (rope_dim / 2) F32 when config.longrope, else empty
   std::vector<LayerView> layers;  // n_layers blocks:
   //   attn_norm, ffn_norm (dim) F32
   //   wq (q_dim, dim), wk/wv (kv_dim, dim), wo (dim, q_dim)

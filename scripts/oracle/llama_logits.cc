@@ -2,9 +2,10 @@
 // tests/runtime/oracle_test.cc. Built against a llama.cpp build by
 // build_llama_logits.sh (never by CI, never part of ck).
 //
-//   llama_logits MODEL.gguf OUT.f32 N_PREFILL TOKEN...
+//   llama_logits MODEL.gguf OUT.f32 N_CTX N_PREFILL TOKEN...
 //
-// Evaluates the first N_PREFILL tokens as one batch (logits of every
+// With a context of N_CTX (llama.cpp rounds it up to a multiple of 256; it
+// picks LongRoPE's factors), evaluates the first N_PREFILL tokens as one batch (logits of every
 // position), then the rest one token per llama_decode call (the decode
 // path), and writes the logits of all positions, n_tokens x n_vocab float32,
 // to OUT.f32. The KV cache is F32 (llama.cpp defaults to F16, which ck does
@@ -42,19 +43,20 @@ void decode(llama_context* ctx, const std::vector<llama_token>& tokens, int firs
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 5) die("usage: llama_logits MODEL.gguf OUT.f32 N_PREFILL TOKEN...");
-  const int n_prefill = std::atoi(argv[3]);
+  if (argc < 6) die("usage: llama_logits MODEL.gguf OUT.f32 N_CTX N_PREFILL TOKEN...");
+  const int n_ctx = std::atoi(argv[3]), n_prefill = std::atoi(argv[4]);
   std::vector<llama_token> tokens;
-  for (int i = 4; i < argc; ++i) tokens.push_back(std::atoi(argv[i]));
+  for (int i = 5; i < argc; ++i) tokens.push_back(std::atoi(argv[i]));
   const int n = static_cast<int>(tokens.size());
   if (n_prefill < 1 || n_prefill > n) die("N_PREFILL must be 1 .. the number of tokens");
+  if (n_ctx < n) die("N_CTX must hold the tokens");
 
   llama_backend_init();
   llama_model_params mp = llama_model_default_params();
   llama_model* model = llama_model_load_from_file(argv[1], mp);
   if (model == nullptr) die(std::string("cannot load ") + argv[1]);
   llama_context_params cp = llama_context_default_params();
-  cp.n_ctx = static_cast<uint32_t>((n + 255) / 256 * 256);
+  cp.n_ctx = static_cast<uint32_t>(n_ctx);
   cp.n_batch = cp.n_ubatch = static_cast<uint32_t>(n_prefill);
   cp.n_threads = cp.n_threads_batch = 1;
   cp.type_k = cp.type_v = GGML_TYPE_F32;

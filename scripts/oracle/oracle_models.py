@@ -10,7 +10,7 @@ the real Llama 3 / Qwen / Gemma / Phi vocabularies (32k-262k tokens) would
 make each file 16-130 MB, and the logits tests feed token ids, not text.
 """
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from gguf import GGMLQuantizationType, GGUFReader, GGUFWriter, RopeScalingType
@@ -36,7 +36,9 @@ class Spec:
     linear_rope: float = 0.0          # rope.scaling.type linear with this factor
     sliding_window: int = 0           # gemma3: local layers; phi3: written, ignored by llama.cpp
     fused: bool = False               # phi3: attn_qkv and ffn_up holding gate and up
-    extra: dict = field(default_factory=dict)
+    longrope_orig_ctx: int = 0        # phi3 128k-style LongRoPE: rope_factors_long/short, original context
+    contexts: tuple = (256,)          # llama.cpp contexts to run (LongRoPE picks its factors by it)
+    variants: tuple = ("f32", "q8_0")
 
 
 SPECS = [
@@ -59,6 +61,10 @@ SPECS = [
     # a sliding_window key as Phi-3-mini files carry (llama.cpp ignores it).
     Spec("phi3", "phi3", dim=192, heads=3, kv_heads=1, head_dim=64, ffn=192, layers=2,
          rope_base=10000.0, rope_dim=48, sliding_window=2047, fused=True),
+    # Phi-3.5-mini-like LongRoPE with an original context of 256: llama.cpp (and ck)
+    # use the short factors at context 256 and the long ones at 512.
+    Spec("phi3_longrope", "phi3", dim=128, heads=2, kv_heads=1, head_dim=64, ffn=128, layers=2,
+         rope_base=10000.0, rope_dim=32, fused=True, longrope_orig_ctx=256, contexts=(256, 512), variants=("f32",)),
 ]
 
 
@@ -104,6 +110,11 @@ def write_model(spec: Spec, path: str, vocab_gguf: str, qtype: GGMLQuantizationT
         w.add_rope_scaling_factor(spec.linear_rope)
     if spec.sliding_window:
         w.add_sliding_window(spec.sliding_window)
+    if spec.longrope_orig_ctx:
+        # What llama.cpp's converter writes for rope_type longrope (no scaling type key).
+        w.add_rope_scaling_orig_ctx_len(spec.longrope_orig_ctx)
+        w.add_rope_scaling_attn_factors(math.sqrt(1 + math.log(8192 / spec.longrope_orig_ctx) /
+                                                  math.log(spec.longrope_orig_ctx)))
     w.add_tokenizer_model("llama")
     w.add_token_list(tokens)
     w.add_token_scores(vocab.fields["tokenizer.ggml.scores"].contents())
@@ -132,6 +143,10 @@ def write_model(spec: Spec, path: str, vocab_gguf: str, qtype: GGMLQuantizationT
         mat("output.weight", n_vocab, spec.dim)
     if spec.llama3_rope:
         w.add_tensor("rope_freqs.weight", llama3_rope_factors(spec.head_dim, spec.rope_base))
+    if spec.longrope_orig_ctx:
+        half = (spec.rope_dim or spec.head_dim) // 2
+        w.add_tensor("rope_factors_long.weight", (1 + 40 * rng.random(half) * np.arange(half) / half).astype(np.float32))
+        w.add_tensor("rope_factors_short.weight", (1 + 0.5 * rng.random(half)).astype(np.float32))
     for l in range(spec.layers):
         p = f"blk.{l}."
         vec(p + "attn_norm.weight", spec.dim)

@@ -221,9 +221,9 @@ const std::vector<Case>& conversion_cases() {
       {"a tensor ck has no slot for", change([](auto& b) {
          const uint64_t at = (b.data.size() + 31) / 32 * 32;
          b.data.resize(at + 32, 0);
-         b.tensors.push_back({"rope_factors_long.weight", {8}, 0, at});
+         b.tensors.push_back({"blk.0.ffn_gate_inp.weight", {8}, 0, at});
        }),
-       "tensor 'rope_factors_long.weight' has no place in a bump file"},
+       "tensor 'blk.0.ffn_gate_inp.weight' has no place in a bump file"},
       {"rope_freqs not one per rotated pair", change([](auto& b) {
          const uint64_t at = (b.data.size() + 31) / 32 * 32;
          b.data.resize(at + 32, 0);

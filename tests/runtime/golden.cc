@@ -58,6 +58,7 @@ Golden load_golden(const std::string& name) {
   }
   g.tokens = meta.at("tokens").get<std::vector<int32_t>>();
   g.n_prefill = meta.value("n_prefill", static_cast<int>(g.tokens.size()));
+  g.n_ctx = meta.value("n_ctx", 0);
   g.positions = meta.at("positions").get<std::vector<int>>();
   g.n_vocab = meta.at("n_vocab");
   g.greedy = meta.at("greedy").get<std::vector<int32_t>>();

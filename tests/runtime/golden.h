@@ -14,6 +14,7 @@ struct Golden {
   std::filesystem::path model;    // the .gguf (shared-data models: a private copy)
   std::vector<int32_t> tokens;    // the prompt ids
   int n_prefill = 0;              // the oracle's goldens: tokens evaluated as one batch before decoding the rest
+  int n_ctx = 0;                  // the oracle's goldens: the context llama.cpp ran with (0: not recorded)
   std::vector<int> positions;     // positions whose logits are stored
   int n_vocab = 0;
   std::vector<float> logits;      // positions.size() x n_vocab

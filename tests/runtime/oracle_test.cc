@@ -36,7 +36,8 @@ float max_abs_diff(const float* a, const float* b, size_t n) {
 
 // ck's logits of every position of the golden's tokens by its two paths:
 // prefill (the first n_prefill in one batch, the rest one at a time, as
-// llama.cpp ran them) and decode (all one at a time).
+// llama.cpp ran them) and decode (all one at a time), in llama.cpp's context
+// size (LongRoPE picks its factors by it).
 void check_against_llama_cpp(const std::string& name, float bound) {
   const auto g = ck::test::load_golden("oracle/" + name);
   REQUIRE(ck::test::model_available(g.model));
@@ -46,14 +47,14 @@ void check_against_llama_cpp(const std::string& name, float bound) {
   REQUIRE(g.logits.size() == n * V);
 
   std::vector<float> prefilled;
-  ck::Session prefill(*model, {.n_ctx = 128});
+  ck::Session prefill(*model, {.n_ctx = g.n_ctx});
   prefill.eval_all(std::span(g.tokens).first(g.n_prefill), prefilled);
   for (size_t t = g.n_prefill; t < n; ++t) {
     const auto logits = prefill.eval(std::span(&g.tokens[t], 1));
     prefilled.insert(prefilled.end(), logits.begin(), logits.end());
   }
   std::vector<float> decoded;
-  ck::Session decode(*model, {.n_ctx = 128});
+  ck::Session decode(*model, {.n_ctx = g.n_ctx});
   for (size_t t = 0; t < n; ++t) {
     const auto logits = decode.eval(std::span(&g.tokens[t], 1));
     decoded.insert(decoded.end(), logits.begin(), logits.end());
@@ -113,4 +114,10 @@ TEST_CASE("gemma3 (sliding window, local RoPE base, post-norms, GeGLU, scaled em
 
 TEST_CASE("phi3 (fused QKV and gate/up, partial rotary) matches llama.cpp", "[forward][oracle]") {
   check_both("phi3", {1.5e-6f, 4e-2f});
+}
+
+TEST_CASE("phi3 LongRoPE (short factors within the original context, long ones past it) matches llama.cpp",
+          "[forward][oracle]") {
+  check_against_llama_cpp("phi3_longrope_f32_ctx256", 3e-6f);
+  check_against_llama_cpp("phi3_longrope_f32_ctx512", 3e-6f);
 }
