@@ -86,6 +86,10 @@ void inspect_bump(const BumpFile& f, std::FILE* out) {
                c.rope_freqs ? " with rope_freqs" : "", c.rms_eps, c.qkv_bias ? "yes" : "no",
                c.tied_output ? "yes" : "no", c.qk_norm ? "yes" : "no", c.post_norms ? "yes" : "no", c.embed_scale,
                c.ffn_act == FfnActivation::GeluTanh ? "GeGLU (tanh)" : "SwiGLU", c.attn_scale);
+  if (c.longrope) {
+    std::fprintf(out, "           LongRoPE factors (long past context %d), attn factor %g\n", c.rope_orig_ctx,
+                 c.rope_magnitude);
+  }
   if (c.swa_period > 0) {
     std::fprintf(out, "           sliding window %d on layers l %% %d < %d, their rope base %g\n", c.sliding_window,
                  c.swa_period, c.swa_period - 1, c.rope_base_local);
