@@ -31,27 +31,41 @@ void silu_mul(float* out, const float* gate, const float* up, int64_t n) {
   HWY_DYNAMIC_DISPATCH(SiluMul)(out, gate, up, n);
 }
 
+void gelu_tanh_mul(float* out, const float* gate, const float* up, int64_t n) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float g = gate[i];
+    out[i] = 0.5f * g * (1.0f + std::tanh(kSqrt2OverPi * g * (1.0f + 0.044715f * g * g))) * up[i];
+  }
+}
+
 void add(float* x, const float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] += y[i];
 }
 
-RopeTable::RopeTable(int64_t n_positions, int rope_dim, float base)
+RopeTable::RopeTable(int64_t n_positions, int rope_dim, const RopeSpec& spec)
     : n_positions_(n_positions), rope_dim_(rope_dim) {
-  if (n_positions <= 0 || rope_dim <= 0 || rope_dim % 2 != 0 || !(base > 0.0f)) {
-    throw std::runtime_error("RopeTable: need positions > 0, an even rope_dim > 0 and base > 0 (got " +
-                             std::to_string(n_positions) + ", " + std::to_string(rope_dim) + ", " +
-                             std::to_string(base) + ")");
+  if (n_positions <= 0 || rope_dim <= 0 || rope_dim % 2 != 0 || !(spec.base > 0.0f) || !(spec.scale > 0.0f) ||
+      !(spec.magnitude > 0.0f)) {
+    throw std::runtime_error("RopeTable: need positions > 0, an even rope_dim > 0, base, scale and magnitude > 0 "
+                             "(got " + std::to_string(n_positions) + ", " + std::to_string(rope_dim) + ", " +
+                             std::to_string(spec.base) + ", " + std::to_string(spec.scale) + ", " +
+                             std::to_string(spec.magnitude) + ")");
   }
   const int half = rope_dim / 2;
   cos_.resize(static_cast<size_t>(n_positions) * half);
   sin_.resize(cos_.size());
   for (int i = 0; i < half; ++i) {
     // Angles in double: at position 8000 a float angle would already be off by ~1e-3 rad.
-    const double inv_freq = std::pow(static_cast<double>(base), -2.0 * i / rope_dim);
+    const double divisor = spec.divisors != nullptr ? spec.divisors[i] : 1.0;
+    if (!(divisor > 0.0)) {
+      throw std::runtime_error("RopeTable: frequency divisor " + std::to_string(i) + " is not positive");
+    }
+    const double inv_freq = spec.scale * std::pow(static_cast<double>(spec.base), -2.0 * i / rope_dim) / divisor;
     for (int64_t p = 0; p < n_positions; ++p) {
       const double angle = static_cast<double>(p) * inv_freq;
-      cos_[p * half + i] = static_cast<float>(std::cos(angle));
-      sin_[p * half + i] = static_cast<float>(std::sin(angle));
+      cos_[p * half + i] = static_cast<float>(spec.magnitude * std::cos(angle));
+      sin_[p * half + i] = static_cast<float>(spec.magnitude * std::sin(angle));
     }
   }
 }

@@ -18,14 +18,27 @@ void softmax(float* x, int64_t n);
 // out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)). out may alias gate.
 void silu_mul(float* out, const float* gate, const float* up, int64_t n);
 
+// out[i] = gelu(gate[i]) * up[i] with GELU's tanh approximation,
+// gelu(g) = g/2 (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))) (GeGLU). out may alias gate.
+void gelu_tanh_mul(float* out, const float* gate, const float* up, int64_t n);
+
 // x[i] += y[i]
 void add(float* x, const float* y, int64_t n);
 
 // Rotary position embedding with precomputed cos/sin tables.
-// Pair i (i < rope_dim/2) of position p is rotated by p * base^(-2i/rope_dim).
+// Pair i (i < rope_dim/2) of position p is rotated by the angle
+// p * scale * base^(-2i/rope_dim) / divisors[i], and cos and sin are
+// multiplied by magnitude.
+struct RopeSpec {
+  float base = 10000.0f;
+  float scale = 1.0f;               // linear RoPE scaling: 1 / factor
+  const float* divisors = nullptr;  // rope_dim/2 per-frequency factors (Llama 3.1 rope_freqs, LongRoPE); null: all 1
+  float magnitude = 1.0f;           // LongRoPE's attention factor
+};
+
 class RopeTable {
  public:
-  RopeTable(int64_t n_positions, int rope_dim, float base);
+  RopeTable(int64_t n_positions, int rope_dim, const RopeSpec& spec);
   int rope_dim() const { return rope_dim_; }
   int64_t n_positions() const { return n_positions_; }
   const float* cos(int64_t pos) const { return cos_.data() + pos * (rope_dim_ / 2); }

@@ -49,6 +49,7 @@ constexpr TensorView LayerView::*kLayerFields[kLayerSlots] = {
     &LayerView::attn_norm, &LayerView::ffn_norm, &LayerView::wq, &LayerView::bq, &LayerView::wk,
     &LayerView::bk,        &LayerView::wv,       &LayerView::bv, &LayerView::wo, &LayerView::bo,
     &LayerView::w_gate_up, &LayerView::b1,       &LayerView::w_down, &LayerView::b2,
+    &LayerView::q_norm,    &LayerView::k_norm,   &LayerView::post_attn_norm, &LayerView::post_ffn_norm,
 };
 
 }  // namespace
@@ -76,7 +77,8 @@ BumpFile BumpFile::parse(std::span<const uint8_t> bytes, std::string source, Bum
     r.fail_at(0, "bad magic: expected \"BUMPWGT3\" (not a bump file)");
   }
   if (h.version != kBumpVersion) {
-    r.fail_at(0x08, "unsupported bump version " + std::to_string(h.version) + " (expected 3)");
+    r.fail_at(0x08, "unsupported bump version " + std::to_string(h.version) + " (expected " +
+                        std::to_string(kBumpVersion) + ")");
   }
   if (h.model_type != kBumpModelType) {
     r.fail_at(0x0C, "unsupported model_type " + std::to_string(h.model_type) + " (expected 1)");

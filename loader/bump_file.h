@@ -30,12 +30,14 @@ struct TensorView {
   const float* f32() const { return static_cast<const float*>(data); }  // for F32 vectors
 };
 
-// One transformer block. Vectors (norms, biases) are F32; an absent bias is
-// an empty view. w_gate_up holds the gate rows then the up rows (2*ffn_dim).
+// One transformer block. Vectors (norms, biases) are F32; an absent bias or
+// norm is an empty view. w_gate_up holds the gate rows then the up rows
+// (2*ffn_dim). q_norm / k_norm: (head_dim), shared by all heads.
 struct LayerView {
   TensorView attn_norm, ffn_norm;
   TensorView wq, bq, wk, bk, wv, bv, wo, bo;
   TensorView w_gate_up, b1, w_down, b2;
+  TensorView q_norm, k_norm, post_attn_norm, post_ffn_norm;
 };
 
 struct BumpOpenOptions {
@@ -57,8 +59,14 @@ class BumpFile {
   tok::VocabData vocab() const;
 
   const TensorView& token_embd() const { return slots_[0].view; }
-  const TensorView& output_norm() const { return slots_[slots_.size() - 3].view; }
-  const TensorView& output() const { return config_.tied_output ? token_embd() : slots_.back().view; }
+  const TensorView& output_norm() const { return slots_[output_norm_slot(config_)].view; }
+  const TensorView& output() const {
+    return config_.tied_output ? token_embd() : slots_[output_norm_slot(config_) + 2].view;
+  }
+  // RoPE frequency divisors, (rope_dim / 2) or empty.
+  const TensorView& rope_freqs() const { return slots_[output_norm_slot(config_) + 3].view; }
+  const TensorView& rope_factors_long() const { return slots_[output_norm_slot(config_) + 4].view; }
+  const TensorView& rope_factors_short() const { return slots_[output_norm_slot(config_) + 5].view; }
   const std::vector<LayerView>& layers() const { return layers_; }
   size_t weight_bytes() const;  // bytes of all tensors
 

@@ -12,8 +12,8 @@
 namespace ck {
 
 inline constexpr char kBumpMagic[8] = {'B', 'U', 'M', 'P', 'W', 'G', 'T', '3'};
-inline constexpr uint32_t kBumpVersion = 3;
-inline constexpr uint32_t kBumpModelType = 1;  // decoder-only llama family (llama, qwen2)
+inline constexpr uint32_t kBumpVersion = 4;  // 4: Q/K norm, post-norm and rope_freqs slots
+inline constexpr uint32_t kBumpModelType = 1;  // decoder-only llama family (llama, qwen2, qwen3, gemma3, phi3)
 inline constexpr size_t kBumpHeaderSize = 128;
 inline constexpr size_t kBumpDTypeTableOffset = 0x80;
 inline constexpr size_t kBumpTensorAlignment = 64;
@@ -63,13 +63,25 @@ struct SlotSpec {
   int64_t cols;
   int layer;                         // -1 for global slots
   std::vector<std::string> sources;  // GGUF tensors stacked in row order (W1: gate, up); empty for Empty
+  // A slot cut from a fused tensor (phi3's attn_qkv): its one source has
+  // source_rows rows, of which the slot holds rows source_row0 .. + rows.
+  // source_rows 0: the sources are whole.
+  int64_t source_row0 = 0;
+  int64_t source_rows = 0;
 };
 
-// Per-layer slot order (the seed's 14).
-enum LayerSlot { kLn1, kLn2, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kW1, kB1, kW2, kB2, kLayerSlots };
+// Per-layer slot order: the seed's 14, then (format 4) the Q/K norms and the
+// post-attention / post-FFN norms, empty where the architecture has none.
+enum LayerSlot {
+  kLn1, kLn2, kWq, kBq, kWk, kBk, kWv, kBv, kWo, kBo, kW1, kB1, kW2, kB2,
+  kQNorm, kKNorm, kPostAttnNorm, kPostFfnNorm, kLayerSlots
+};
 // Global slots: 0 token embedding, 1 position placeholder, then the layers,
-// then final norm, final bias, output projection.
-inline size_t bump_slot_count(const ModelConfig& c) { return 2 + kLayerSlots * static_cast<size_t>(c.n_layers) + 3; }
+// then final norm, final bias, output projection, RoPE frequency divisors
+// (rope_freqs, LongRoPE's long and short factors).
+inline constexpr size_t kGlobalTailSlots = 6;
+inline size_t output_norm_slot(const ModelConfig& c) { return 2 + kLayerSlots * static_cast<size_t>(c.n_layers); }
+inline size_t bump_slot_count(const ModelConfig& c) { return output_norm_slot(c) + kGlobalTailSlots; }
 
 std::vector<SlotSpec> bump_slots(const ModelConfig& c);
 

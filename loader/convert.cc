@@ -30,10 +30,17 @@ namespace {
 constexpr int64_t kChunkValues = int64_t{1} << 20;
 constexpr size_t kCopyChunk = size_t{4} << 20;
 
+// Rows row0 .. row0 + rows of a GGUF tensor (all of them, or one part of a fused one).
+struct SourceRows {
+  const GgufTensorInfo* tensor;
+  int64_t row0, rows;
+  uint64_t bytes() const { return static_cast<uint64_t>(rows) * row_bytes(traits(tensor->type), tensor->cols()); }
+};
+
 struct SlotPlan {
   SlotSpec spec;
   DType dtype = DType::F32;
-  std::vector<const GgufTensorInfo*> sources;
+  std::vector<SourceRows> sources;
 };
 
 void check_shape(const GgufFile& g, const GgufTensorInfo& t, const SlotSpec& s, int64_t rows) {
@@ -51,10 +58,16 @@ void check_shape(const GgufFile& g, const GgufTensorInfo& t, const SlotSpec& s, 
 // that describe what the tensor table implies.
 Metadata bump_metadata(const GgufFile& g, const SourceFingerprint& fp) {
   Metadata meta = g.metadata();
-  const std::string arch = meta.get_string("general.architecture").value_or("");
-  meta.set_bool("ck.rope_neox", arch == "qwen2");
   meta.set_bool("ck.tied_output", g.find("output.weight") == nullptr);
   meta.set_bool("ck.qkv_bias", g.find("blk.0.attn_q.bias") != nullptr);
+  meta.set_bool("ck.qk_norm", g.find("blk.0.attn_q_norm.weight") != nullptr);
+  meta.set_bool("ck.rope_freqs", g.find("rope_freqs.weight") != nullptr);
+  meta.set_bool("ck.longrope", g.find("rope_factors_long.weight") != nullptr);
+  meta.set_bool("ck.fused_qkv", g.find("blk.0.attn_qkv.weight") != nullptr);
+  meta.set_bool("ck.fused_gate_up",
+                g.find("blk.0.ffn_gate.weight") == nullptr && g.find("blk.0.ffn_up.weight") != nullptr);
+  // The pairing follows from the architecture (model_config.cc); recorded for tools.
+  meta.set_bool("ck.rope_neox", config_from_metadata(meta, g.source()).rope_neox);
   record_fingerprint(meta, fp);
   return meta;
 }
@@ -76,14 +89,14 @@ std::vector<SlotPlan> plan_slots(const GgufFile& g, const ModelConfig& c) {
     for (const std::string& name : s.sources) {
       const GgufTensorInfo* t = g.find(name);
       if (!t) throw std::runtime_error(g.source() + ": required tensor '" + name + "' is missing");
-      check_shape(g, *t, s, rows_each);
-      p.sources.push_back(t);
+      check_shape(g, *t, s, s.source_rows > 0 ? s.source_rows : rows_each);
+      p.sources.push_back({t, s.source_row0, rows_each});
       used.insert(name);
     }
     if (s.kind == SlotKind::Matrix) {
-      const DType first = p.sources[0]->type;
+      const DType first = p.sources[0].tensor->type;
       bool same = true;
-      for (const GgufTensorInfo* t : p.sources) same = same && t->type == first;
+      for (const SourceRows& src : p.sources) same = same && src.tensor->type == first;
       // A stacked matrix needs one dtype; a type without a kernel needs another.
       if (same && traits(first).native) {
         p.dtype = first;
@@ -140,9 +153,11 @@ class ProgressCounter {
   uint64_t total_, done_ = 0;
 };
 
-// Returns whether the tensor was transcoded.
-bool write_tensor(const GgufFile& g, const GgufTensorInfo& t, DType dtype, PayloadWriter& out, ProgressCounter& bar) {
-  const std::span<const uint8_t> src = g.tensor_data(t);
+// Returns whether the rows were transcoded.
+bool write_rows(const GgufFile& g, const SourceRows& part, DType dtype, PayloadWriter& out, ProgressCounter& bar) {
+  const GgufTensorInfo& t = *part.tensor;
+  const size_t src_row = row_bytes(traits(t.type), t.cols());
+  const std::span<const uint8_t> src = g.tensor_data(t).subspan(part.row0 * src_row, part.bytes());
   const bool transcode = t.type != dtype;
   if (!transcode) {  // byte for byte
     for (size_t off = 0; off < src.size(); off += kCopyChunk) {
@@ -152,9 +167,9 @@ bool write_tensor(const GgufFile& g, const GgufTensorInfo& t, DType dtype, Paylo
     }
   } else {
     spdlog::debug("{}: transcoding {} -> {}", t.name, traits(t.type).name, traits(dtype).name);
-    const int64_t cols = t.cols(), rows = t.rows();
+    const int64_t cols = t.cols(), rows = part.rows;
     const int64_t chunk_rows = std::max<int64_t>(1, kChunkValues / cols);
-    const size_t src_row = row_bytes(traits(t.type), cols), dst_row = row_bytes(traits(dtype), cols);
+    const size_t dst_row = row_bytes(traits(dtype), cols);
     std::vector<float> values(static_cast<size_t>(std::min(chunk_rows, rows) * cols));
     std::vector<uint8_t> encoded(static_cast<size_t>(std::min(chunk_rows, rows)) * dst_row);
     for (int64_t r = 0; r < rows; r += chunk_rows) {
@@ -167,8 +182,8 @@ bool write_tensor(const GgufFile& g, const GgufTensorInfo& t, DType dtype, Paylo
         try {
           quantize(dtype, values.data(), encoded.data(), n);
         } catch (const std::exception& e) {
-          throw std::runtime_error(g.source() + ": tensor '" + t.name + "' rows " + std::to_string(r) + ".." +
-                                   std::to_string(r + n_rows - 1) + ": " + e.what());
+          throw std::runtime_error(g.source() + ": tensor '" + t.name + "' rows " + std::to_string(part.row0 + r) +
+                                   ".." + std::to_string(part.row0 + r + n_rows - 1) + ": " + e.what());
         }
         out.write({encoded.data(), static_cast<size_t>(n_rows) * dst_row});
       }
@@ -177,6 +192,15 @@ bool write_tensor(const GgufFile& g, const GgufTensorInfo& t, DType dtype, Paylo
   }
   g.release_tensor_pages(t);
   return transcode;
+}
+
+// The Hugging Face class name of an architecture, for config.json.
+std::string hf_architecture(const std::string& arch) {
+  if (arch == "qwen2") return "Qwen2ForCausalLM";
+  if (arch == "qwen3") return "Qwen3ForCausalLM";
+  if (arch == "gemma3") return "Gemma3ForCausalLM";
+  if (arch == "phi3") return "Phi3ForCausalLM";
+  return "LlamaForCausalLM";
 }
 
 // Shortest decimal that reads back as the same float (1e-05, not 9.99999975e-06).
@@ -190,7 +214,7 @@ double as_decimal(float f) {
 // written, so that metadata it cannot read fails the conversion up front.
 std::string config_json_text(const ModelConfig& c, const Metadata& meta) {
   nlohmann::ordered_json j;
-  j["architectures"] = {c.arch == "qwen2" ? "Qwen2ForCausalLM" : "LlamaForCausalLM"};
+  j["architectures"] = {hf_architecture(c.arch)};
   j["model_type"] = c.arch;
   j["num_hidden_layers"] = c.n_layers;
   j["hidden_size"] = c.dim;
@@ -227,7 +251,7 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
 
   uint64_t source_bytes = 0;
   for (const SlotPlan& p : plan) {
-    for (const GgufTensorInfo* t : p.sources) source_bytes += t->nbytes;
+    for (const SourceRows& src : p.sources) source_bytes += src.bytes();
   }
   ProgressCounter bar(progress, source_bytes);
   ConvertStats stats;
@@ -245,10 +269,10 @@ ConvertStats convert_gguf_to_bump(const std::filesystem::path& gguf, const std::
   }
   for (const SlotPlan& p : plan) {
     out.pad_to(kBumpTensorAlignment);
-    for (const GgufTensorInfo* t : p.sources) {
-      if (write_tensor(g, *t, p.dtype, out, bar)) {
+    for (const SourceRows& src : p.sources) {
+      if (write_rows(g, src, p.dtype, out, bar)) {
         ++stats.transcoded;
-        ++transcodes[std::string(traits(t->type).name) + " -> " + std::string(traits(p.dtype).name)];
+        ++transcodes[std::string(traits(src.tensor->type).name) + " -> " + std::string(traits(p.dtype).name)];
       }
     }
   }

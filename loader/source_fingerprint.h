@@ -15,7 +15,7 @@ namespace ck {
 // that bumps made before are converted again. 2: Q4_0 and Q4_1 kept as they
 // are (native kernels) instead of transcoded to Q8_0; 3: Q5_K too. Bumps
 // without the key count as 1.
-inline constexpr uint64_t kConverterVersion = 3;
+inline constexpr uint64_t kConverterVersion = 4;
 
 struct SourceFingerprint {
   uint64_t size = 0;

@@ -10,13 +10,13 @@ void refuse_unsupported_features(const Metadata& meta, const std::string& arch, 
                              " runtime");
   };
   const std::string a = arch + ".";
-  if (meta.contains(a + "attention.sliding_window")) refuse("sliding-window attention", a + "attention.sliding_window");
+  // gemma3 applies the window on its local layers; phi3 ignores it, as llama.cpp does (loader/model_config.cc).
+  if (arch != "gemma3" && arch != "phi3" && meta.get_u64(a + "attention.sliding_window").value_or(0) > 0) {
+    refuse("sliding-window attention", a + "attention.sliding_window");
+  }
   if (meta.get_u64(a + "expert_count").value_or(0) > 0) refuse("mixture of experts", a + "expert_count");
-  if (auto type = meta.get_string(a + "rope.scaling.type"); type && *type != "none") {
-    // Linear scaling by 1 is no scaling; anything else changes the angles.
-    if (!(*type == "linear" && meta.get_f32(a + "rope.scaling.factor").value_or(1.0f) == 1.0f)) {
-      refuse("RoPE scaling '" + *type + "'", a + "rope.scaling.type");
-    }
+  if (auto type = meta.get_string(a + "rope.scaling.type"); type && *type != "none" && *type != "linear") {
+    refuse("RoPE scaling '" + *type + "'", a + "rope.scaling.type");
   }
   if (meta.contains(a + "attention.layer_norm_epsilon")) refuse("LayerNorm", a + "attention.layer_norm_epsilon");
   if (meta.contains(a + "attn_logit_softcapping")) refuse("attention logit soft-capping", a + "attn_logit_softcapping");

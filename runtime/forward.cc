@@ -39,23 +39,34 @@ void add_bias(const TensorView& b, float* Y, int n) {
   for (int t = 0; t < n; ++t) add(Y + t * len, b.f32(), len);
 }
 
-// x (dim) = row `token` of the embedding, dequantized.
-void embed(const TensorView& E, int32_t token, float* x) {
+// x (dim) = row `token` of the embedding, dequantized, times `scale`.
+void embed(const TensorView& E, int32_t token, float scale, float* x) {
   const DTypeTraits& t = traits(E.dtype);
   t.dequantize(static_cast<const uint8_t*>(E.data) + token * row_bytes(t, E.cols), x, E.cols);
+  if (scale != 1.0f) {
+    for (int64_t i = 0; i < E.cols; ++i) x[i] *= scale;
+  }
+}
+
+// RMSNorm of each of the n rows of `width` floats of x, in place, when the
+// weight is present (an empty view: the architecture has no such norm).
+void rmsnorm_rows(const TensorView& weight, float* x, int64_t n, int width, float eps) {
+  if (weight.empty()) return;
+  for (int64_t r = 0; r < n; ++r) rmsnorm(x + r * width, x + r * width, weight.f32(), width, eps);
 }
 
 constexpr int64_t kMinParallelAttention = 1 << 16;  // multiply-adds of q.K plus scores.V, halved
 
 // Multi-head attention of the n new tokens (queries in s.q, their keys and
-// values already in the cache) over positions 0 .. pos + t, causal. One work
+// values already in the cache) over positions 0 .. pos + t, causal; on a
+// local layer only over the last c.sliding_window of them. One work
 // item is a block of up to kMaxAttendTokens tokens and the query heads of
 // one KV head (at most kMaxAttendHeads of them), so each key and value is
 // read once per block from memory and reused from cache by all its rows.
 void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const int hd = c.head_dim;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const int window = c.is_local(layer) ? c.sliding_window : 0;
   const int threads = std::min(omp_get_max_threads(), s.n_scratch);
   // Tokens and heads per item: as many as fit, halved while there would be
   // too few items to keep the threads busy (decode of a model with few KV
@@ -79,8 +90,8 @@ void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
     float* scratch = s.attend_scratch.get() + static_cast<size_t>(omp_get_thread_num()) * scratch_floats;
     attend_tokens(s.q.get() + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, n - t0),
                   s.key_cache.get() + s.key_block(c, layer, kv_head), s.key_stride,
-                  s.value_cache.get() + s.value_block(c, layer, kv_head), hd, pos + t0 + 1, 0, scale, scratch,
-                  s.att_out.get() + at, c.q_dim());
+                  s.value_cache.get() + s.value_block(c, layer, kv_head), hd, pos + t0 + 1, window, c.attn_scale,
+                  scratch, s.att_out.get() + at, c.q_dim());
   }
 }
 
@@ -91,22 +102,27 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
   const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), ffn = c.ffn_dim;
   float* x = s.x.get();
 
-  for (int t = 0; t < n; ++t) embed(w.token_embd, tokens[t], x + t * dim);
+  for (int t = 0; t < n; ++t) embed(w.token_embd, tokens[t], c.embed_scale, x + t * dim);
 
   for (int l = 0; l < c.n_layers; ++l) {
     // Between layers: a long prefill batch (seconds) stops within one layer's time.
     if (stop && stop()) throw EvalStopped();
     const LayerView& L = w.layers[l];
 
-    // attention: xb = rmsnorm(x); q, k, v = xb @ Wq, Wk, Wv (+ biases); RoPE on q and k
+    // attention: xb = rmsnorm(x); q, k, v = xb @ Wq, Wk, Wv (+ biases);
+    // per-head RMSNorm of q and k (qwen3, gemma3); RoPE on q and k (local
+    // layers: their own table)
     for (int t = 0; t < n; ++t) rmsnorm(s.xb.get() + t * dim, x + t * dim, L.attn_norm.f32(), dim, c.rms_eps);
     project_qkv(L, s.xb.get(), n, s.q.get(), s.k.get(), s.v.get());
     add_bias(L.bq, s.q.get(), n);
     add_bias(L.bk, s.k.get(), n);
     add_bias(L.bv, s.v.get(), n);
+    rmsnorm_rows(L.q_norm, s.q.get(), int64_t{n} * c.n_heads, c.head_dim, c.rms_eps);
+    rmsnorm_rows(L.k_norm, s.k.get(), int64_t{n} * c.n_kv_heads, c.head_dim, c.rms_eps);
+    const RopeTable& rope_table = c.is_local(l) ? *s.rope_local : *s.rope;
     for (int t = 0; t < n; ++t) {
-      rope(s.q.get() + t * q_dim, c.n_heads, c.head_dim, *s.rope, pos + t, c.rope_neox);
-      rope(s.k.get() + t * kv_dim, c.n_kv_heads, c.head_dim, *s.rope, pos + t, c.rope_neox);
+      rope(s.q.get() + t * q_dim, c.n_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
+      rope(s.k.get() + t * kv_dim, c.n_kv_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
       for (int h = 0; h < c.n_kv_heads; ++h) {  // append to the cache: a value row, a key column
         const float* key = s.k.get() + t * kv_dim + h * c.head_dim;
         float* kt = s.key_cache.get() + s.key_block(c, l, h) + pos + t;
@@ -117,18 +133,26 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
     }
     attention(c, s, l, n, pos);
 
-    // x += att_out @ Wo
+    // x += att_out @ Wo (gemma3: rmsnorm'd first)
     matmul(L.wo, s.att_out.get(), n, s.proj.get());
+    rmsnorm_rows(L.post_attn_norm, s.proj.get(), n, dim, c.rms_eps);
     add(x, s.proj.get(), static_cast<int64_t>(n) * dim);
 
-    // feed-forward: x += (silu(xb @ Wgate) * (xb @ Wup)) @ Wdown, xb = rmsnorm(x)
+    // feed-forward: x += (act(xb @ Wgate) * (xb @ Wup)) @ Wdown, xb = rmsnorm(x),
+    // act = silu (SwiGLU) or tanh-GELU (GeGLU, gemma3; which also rmsnorms the result)
     for (int t = 0; t < n; ++t) rmsnorm(s.xb.get() + t * dim, x + t * dim, L.ffn_norm.f32(), dim, c.rms_eps);
     matmul(L.w_gate_up, s.xb.get(), n, s.gate_up.get());
     for (int t = 0; t < n; ++t) {
       const float* gate = s.gate_up.get() + static_cast<size_t>(t) * 2 * ffn;
-      silu_mul(s.hidden.get() + static_cast<size_t>(t) * ffn, gate, gate + ffn, ffn);
+      float* hidden = s.hidden.get() + static_cast<size_t>(t) * ffn;
+      if (c.ffn_act == FfnActivation::GeluTanh) {
+        gelu_tanh_mul(hidden, gate, gate + ffn, ffn);
+      } else {
+        silu_mul(hidden, gate, gate + ffn, ffn);
+      }
     }
     matmul(L.w_down, s.hidden.get(), n, s.proj.get());
+    rmsnorm_rows(L.post_ffn_norm, s.proj.get(), n, dim, c.rms_eps);
     add(x, s.proj.get(), static_cast<int64_t>(n) * dim);
   }
 

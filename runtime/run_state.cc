@@ -26,11 +26,21 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_batch, int n_scr
       .logits = static_cast<size_t>(c.vocab_size),
       .keys = static_cast<size_t>(c.n_layers) * padded_key_stride(n_ctx) * c.kv_dim(),
       .values = static_cast<size_t>(c.n_layers) * n_ctx * c.kv_dim(),
-      .rope = static_cast<size_t>(n_ctx) * c.rope_dim,  // cos and sin, rope_dim/2 each
+      // cos and sin, rope_dim/2 each; twice with local layers
+      .rope = static_cast<size_t>(n_ctx) * c.rope_dim * (c.swa_period > 0 ? 2 : 1),
   };
 }
 
 std::unique_ptr<float[]> buffer(size_t n) { return std::make_unique_for_overwrite<float[]>(n); }
+
+// The per-frequency divisors of the global RoPE table: Llama 3.1's
+// rope_freqs, or LongRoPE's long factors when the context exceeds the
+// original one (llama.cpp's rule, with its n_ctx), else its short ones.
+const float* rope_divisors(const ModelConfig& c, const Weights& w, int n_ctx) {
+  if (c.rope_freqs) return w.rope_freqs.f32();
+  if (c.longrope) return n_ctx > c.rope_orig_ctx ? w.rope_factors_long.f32() : w.rope_factors_short.f32();
+  return nullptr;
+}
 
 }  // namespace
 
@@ -41,7 +51,7 @@ size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scrat
          (3 * s.x + 2 * s.q + 2 * s.kv + s.gate_up + s.hidden + s.scores + s.logits + s.keys + s.values + s.rope);
 }
 
-RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
+RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_batch, int n_scratch) {
   const BufferSizes s = buffer_sizes(c, n_ctx, n_batch, n_scratch);
   RunState r;
   r.n_ctx = n_ctx;
@@ -61,7 +71,13 @@ RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scra
   r.logits = buffer(s.logits);
   r.key_cache = buffer(s.keys);
   r.value_cache = buffer(s.values);
-  r.rope = std::make_unique<RopeTable>(n_ctx, c.rope_dim, c.rope_base);
+  r.rope = std::make_unique<RopeTable>(
+      n_ctx, c.rope_dim, RopeSpec{c.rope_base, c.rope_scale, rope_divisors(c, w, n_ctx), c.rope_magnitude});
+  // Local layers rotate with their own base, neither scaled nor divided (llama.cpp's rope_freq_*_train_swa).
+  if (c.swa_period > 0) {
+    const RopeSpec local{.base = c.rope_base_local, .magnitude = c.rope_magnitude};
+    r.rope_local = std::make_unique<RopeTable>(n_ctx, c.rope_dim, local);
+  }
   return r;
 }
 

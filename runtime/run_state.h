@@ -8,6 +8,7 @@
 
 #include "kernels/ops.h"
 #include "loader/model_config.h"
+#include "runtime/weights.h"
 
 namespace ck {
 
@@ -39,7 +40,8 @@ struct RunState {
   std::unique_ptr<float[]> key_cache;
   std::unique_ptr<float[]> value_cache;
 
-  std::unique_ptr<RopeTable> rope;  // cos/sin for positions 0 .. n_ctx-1
+  std::unique_ptr<RopeTable> rope;        // cos/sin for positions 0 .. n_ctx-1
+  std::unique_ptr<RopeTable> rope_local;  // the local (sliding-window) layers' table, when there are any
 
   // Where the keys (transposed) and the values of (layer, kv_head) start in
   // key_cache and value_cache.
@@ -55,7 +57,7 @@ struct RunState {
 size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch);
 
 // Allocates every buffer (contents uninitialized: the forward pass writes
-// before it reads).
-RunState make_run_state(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch);
+// before it reads); the RoPE tables take their frequency divisors from `w`.
+RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_batch, int n_scratch);
 
 }  // namespace ck

@@ -71,7 +71,7 @@ Session::Session(const Model& model, const SessionOptions& opts) {
                              " for the KV cache and activations, but only " + mib(*avail) +
                              " is available (MemAvailable); use a smaller context (-c)");
   }
-  impl_ = std::make_unique<Impl>(Impl{model, make_run_state(c, n_ctx, n_batch, n_scratch), bytes, 0, {}});
+  impl_ = std::make_unique<Impl>(Impl{model, make_run_state(c, model.weights(), n_ctx, n_batch, n_scratch), bytes, 0, {}});
 }
 
 Session::~Session() = default;

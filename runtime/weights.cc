@@ -32,14 +32,24 @@ void check_vector(const BumpFile& f, const std::string& name, const TensorView& 
 }
 
 void check_absent(const BumpFile& f, const std::string& name, const TensorView& t) {
-  if (!t.empty()) fail(f, name, "present, but the llama/qwen2 forward pass has no such bias");
+  if (!t.empty()) fail(f, name, "present, but the " + f.config().arch + " forward pass has no such tensor");
+}
+
+// A vector the config says the model has, or an empty slot.
+void check_optional(const BumpFile& f, bool present, const std::string& name, const TensorView& t, int64_t n) {
+  if (present) {
+    check_vector(f, name, t, n);
+  } else {
+    check_absent(f, name, t);
+  }
 }
 
 }  // namespace
 
 Weights weights_from_bump(const BumpFile& f) {
   const ModelConfig& c = f.config();
-  Weights w{f.token_embd(), f.output_norm(), f.output(), f.layers()};
+  Weights w{f.token_embd(), f.output_norm(), f.output(), f.rope_freqs(), f.rope_factors_long(),
+            f.rope_factors_short(), f.layers()};
   if (w.token_embd.rows != c.vocab_size || w.token_embd.cols != c.dim || w.token_embd.data == nullptr) {
     fail(f, "token_embd", "shape " + shape_str(w.token_embd.rows, w.token_embd.cols) + ", expected " +
                               shape_str(c.vocab_size, c.dim));
@@ -47,6 +57,9 @@ Weights weights_from_bump(const BumpFile& f) {
   if (traits(w.token_embd.dtype).dequantize == nullptr) fail(f, "token_embd", "dtype has no dequantizer");
   check_vector(f, "output_norm", w.output_norm, c.dim);
   check_matrix(f, "output", w.output, c.vocab_size, c.dim);
+  check_optional(f, c.rope_freqs, "rope_freqs", w.rope_freqs, c.rope_dim / 2);
+  check_optional(f, c.longrope, "rope_factors_long", w.rope_factors_long, c.rope_dim / 2);
+  check_optional(f, c.longrope, "rope_factors_short", w.rope_factors_short, c.rope_dim / 2);
   if (static_cast<int64_t>(w.layers.size()) != c.n_layers) {
     throw std::runtime_error(f.source() + ": " + std::to_string(w.layers.size()) + " layers, config says " +
                              std::to_string(c.n_layers));
@@ -62,15 +75,13 @@ Weights weights_from_bump(const BumpFile& f) {
     check_matrix(f, p + "attn_output", L.wo, c.dim, c.q_dim());
     check_matrix(f, p + "ffn_gate_up", L.w_gate_up, 2 * int64_t{c.ffn_dim}, c.dim);
     check_matrix(f, p + "ffn_down", L.w_down, c.dim, c.ffn_dim);
-    if (c.qkv_bias) {
-      check_vector(f, p + "attn_q.bias", L.bq, c.q_dim());
-      check_vector(f, p + "attn_k.bias", L.bk, c.kv_dim());
-      check_vector(f, p + "attn_v.bias", L.bv, c.kv_dim());
-    } else {
-      check_absent(f, p + "attn_q.bias", L.bq);
-      check_absent(f, p + "attn_k.bias", L.bk);
-      check_absent(f, p + "attn_v.bias", L.bv);
-    }
+    check_optional(f, c.qkv_bias, p + "attn_q.bias", L.bq, c.q_dim());
+    check_optional(f, c.qkv_bias, p + "attn_k.bias", L.bk, c.kv_dim());
+    check_optional(f, c.qkv_bias, p + "attn_v.bias", L.bv, c.kv_dim());
+    check_optional(f, c.qk_norm, p + "attn_q_norm", L.q_norm, c.head_dim);
+    check_optional(f, c.qk_norm, p + "attn_k_norm", L.k_norm, c.head_dim);
+    check_optional(f, c.post_norms, p + "post_attention_norm", L.post_attn_norm, c.dim);
+    check_optional(f, c.post_norms, p + "post_ffw_norm", L.post_ffn_norm, c.dim);
     check_absent(f, p + "attn_output.bias", L.bo);
     check_absent(f, p + "ffn_gate_up.bias", L.b1);
     check_absent(f, p + "ffn_down.bias", L.b2);

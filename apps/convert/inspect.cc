@@ -79,10 +79,21 @@ void inspect_bump(const BumpFile& f, std::FILE* out) {
   std::fprintf(out, "           extension at byte %" PRIu64 ", %" PRIu64 " bytes\n", h.ext_offset, h.ext_size);
   std::fprintf(out,
                "config:    %s, %d layers, dim %d, %d heads / %d kv heads, head_dim %d, ffn %d, vocab %d, context %d\n"
-               "           rope dim %d base %g %s, rms_eps %g, qkv_bias %s, tied_output %s\n",
+               "           rope dim %d base %g %s scale %g%s, rms_eps %g, qkv_bias %s, tied_output %s\n"
+               "           qk_norm %s, post_norms %s, embed_scale %g, ffn %s, attn_scale %g\n",
                c.arch.c_str(), c.n_layers, c.dim, c.n_heads, c.n_kv_heads, c.head_dim, c.ffn_dim, c.vocab_size,
-               c.context_len, c.rope_dim, c.rope_base, c.rope_neox ? "neox" : "normal", c.rms_eps,
-               c.qkv_bias ? "yes" : "no", c.tied_output ? "yes" : "no");
+               c.context_len, c.rope_dim, c.rope_base, c.rope_neox ? "neox" : "normal", c.rope_scale,
+               c.rope_freqs ? " with rope_freqs" : "", c.rms_eps, c.qkv_bias ? "yes" : "no",
+               c.tied_output ? "yes" : "no", c.qk_norm ? "yes" : "no", c.post_norms ? "yes" : "no", c.embed_scale,
+               c.ffn_act == FfnActivation::GeluTanh ? "GeGLU (tanh)" : "SwiGLU", c.attn_scale);
+  if (c.longrope) {
+    std::fprintf(out, "           LongRoPE factors (long past context %d), attn factor %g\n", c.rope_orig_ctx,
+                 c.rope_magnitude);
+  }
+  if (c.swa_period > 0) {
+    std::fprintf(out, "           sliding window %d on layers l %% %d < %d, their rope base %g\n", c.sliding_window,
+                 c.swa_period, c.swa_period - 1, c.rope_base_local);
+  }
   print_metadata(f.metadata(), out);
   std::fprintf(out, "\ntensor slots (%zu, in file order; shape is rows x cols):\n", f.slots().size());
   std::fprintf(out, "  %4s %-36s %-5s %-14s %12s %12s\n", "slot", "name", "dtype", "shape", "bytes", "offset");

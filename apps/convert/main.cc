@@ -68,8 +68,8 @@ int inspect(const fs::path& in) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "Converts a GGUF model (llama, qwen2) into a .bump file that ck-run maps directly, and inspects, dumps or "
-      "verifies GGUF and bump files.\n\n"
+      "Converts a GGUF model (llama, qwen2, qwen3, gemma3, phi3) into a .bump file that ck-run maps directly, and "
+      "inspects, dumps or verifies GGUF and bump files.\n\n"
       "  ck-convert model.gguf [-o model.bump]     convert (also writes model.config.json)\n"
       "  ck-convert --inspect FILE                 header, metadata, tensor table, bytes per dtype\n"
       "  ck-convert --dump NAME FILE -o out.f32    one tensor as raw little-endian fp32\n"

@@ -62,7 +62,7 @@ const std::vector<Case>& structure_cases() {
       {"empty file", [](auto& x) { x.clear(); }, "too small for the 128-byte bump header"},
       {"100 bytes", [](auto& x) { x.resize(100); }, "too small for the 128-byte bump header"},
       {"bad magic", [](auto& x) { x[7] = '2'; }, "bad magic: expected \"BUMPWGT3\""},
-      {"version 2", set<uint32_t>(0x08, 2), "unsupported bump version 2 (expected 3)"},
+      {"version 2", set<uint32_t>(0x08, 2), "unsupported bump version 2 (expected 4)"},
       {"model_type 7", set<uint32_t>(0x0C, 7), "unsupported model_type 7"},
       {"num_layers", set<uint32_t>(0x10, 6), "byte 16: header num_layers is 6 but the metadata implies 5"},
       {"vocab_size", set<uint32_t>(0x14, 511), "header vocab_size is 511"},
@@ -97,7 +97,7 @@ const std::vector<Case>& structure_cases() {
       {"metadata says q/k/v biases", [](auto& x) { x[ext_value(x, "ck.qkv_bias")] = 1; },
        "runs past the extension section"},
       {"metadata bool not 0 or 1", [](auto& x) { x[ext_value(x, "ck.qkv_bias")] = 7; }, "bool value 7 is not 0 or 1"},
-      {"dtype table count", set<uint32_t>(0x80, 74), "dtype table count 74, expected 75 slots for 5 layers"},
+      {"dtype table count", set<uint32_t>(0x80, 97), "dtype table count 97, expected 98 slots for 5 layers"},
       {"unknown dtype code", [](auto& x) { x[kCodes + 4] = 99; }, "slot 4 (blk.0.attn_q.weight) has dtype code 99"},
       {"dtype without a kernel", [](auto& x) { x[kCodes + 4] = 5; }, "has dtype code 5 (Q5_0), expected a native type"},
       {"quantized norm", [](auto& x) { x[kCodes + 2] = 8; }, "slot 2 (blk.0.attn_norm.weight) is a vector and must be F32, not Q8_0"},
@@ -136,7 +136,7 @@ const std::vector<Case>& payload_cases() {
   static const std::vector<Case> cases = {
       {"a weight byte", [](auto& x) { x[slot("blk.3.ffn_down.weight").offset + 100] ^= 0x10; }, "SHA-256 mismatch"},
       {"the last byte", [](auto& x) { x.back() ^= 1; }, "SHA-256 mismatch"},
-      {"a padding byte", [](auto& x) { x[kCodes + 75 + 3] = 1; }, "SHA-256 mismatch"},
+      {"a padding byte", [](auto& x) { x[kCodes + 98 + 3] = 1; }, "SHA-256 mismatch"},
       {"a metadata character", [](auto& x) { x[ext_value(x, "general.name") + 8] ^= 0x20; }, "SHA-256 mismatch"},
       {"the stored checksum", [](auto& x) { x[0x40 + 31] ^= 0x80; }, "SHA-256 mismatch"},
   };

@@ -13,7 +13,7 @@ TEST_CASE("ck-convert converts, to -o or beside the input", "[app]") {
   ScratchDir dir;
   const ProcessResult r = run_app({"ck-convert", stories_gguf().string(), "-o", dir.file("s.bump").string()});
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("wrote " + dir.file("s.bump").string()) && Catch::Contains("75 tensor slots"));
+  CHECK_THAT(r.out, Catch::Contains("wrote " + dir.file("s.bump").string()) && Catch::Contains("98 tensor slots"));
   CHECK_NOTHROW(BumpFile::open(dir.file("s.bump"), {.verify = true}));
 
   std::filesystem::copy_file(stories_gguf(), dir.file("m.gguf"));
@@ -38,10 +38,10 @@ TEST_CASE("ck-convert --inspect describes GGUF and bump files", "[app]") {
   REQUIRE(run_app({"ck-convert", stories_gguf().string(), "-o", dir.file("s.bump").string()}).exit_code == 0);
   const ProcessResult b = run_app({"ck-convert", "--inspect", dir.file("s.bump").string()});
   CHECK(b.exit_code == 0);
-  CHECK_THAT(b.out, Catch::Contains("bump (BUMPWGT3) version 3, model_type 1") &&
+  CHECK_THAT(b.out, Catch::Contains("bump (BUMPWGT3) version 4, model_type 1") &&
                         Catch::Contains("num_layers 5, vocab_size 512, embed_dim 64") &&
                         Catch::Contains("ck.tied_output") && Catch::Contains("blk.0.ffn_gate_up.weight") &&
-                        Catch::Contains("tensor slots (75"));
+                        Catch::Contains("tensor slots (98"));
 }
 
 TEST_CASE("ck-convert --dump writes the same values from a GGUF and its bump", "[app]") {

@@ -52,7 +52,7 @@ void check_layout(const BumpFile& b) {
 void check_header(const BumpFile& b, const json& golden) {
   const BumpHeader& h = b.header();
   CHECK(std::string(h.magic, 8) == "BUMPWGT3");
-  CHECK(h.version == 3);
+  CHECK(h.version == 4);
   CHECK(h.model_type == 1);
   CHECK(h.num_layers == golden_key(golden, "llama.block_count").get<uint32_t>());
   CHECK(h.embed_dim == golden_key(golden, "llama.embedding_length").get<uint32_t>());
@@ -70,7 +70,7 @@ void check_metadata_round_trip(const BumpFile& b, const std::filesystem::path& g
   const GgufFile g = GgufFile::open(gguf);
   const auto& src = g.metadata().entries();
   const auto& out = b.metadata().entries();
-  REQUIRE(out.size() == src.size() + 7);
+  REQUIRE(out.size() == src.size() + 12);
   for (size_t i = 0; i < src.size(); ++i) {
     INFO(src[i].key);
     CHECK(out[i].key == src[i].key);
@@ -120,7 +120,7 @@ TEST_CASE("stories260K converts and every tensor keeps the GGUF's exact bytes", 
   const json golden = load_golden("stories260K");
   check_header(b, golden);
   check_layout(b);
-  CHECK(b.slots().size() == 2 + 14 * 5 + 3);
+  CHECK(b.slots().size() == 2 + 18 * 5 + 6);
 
   size_t covered = 0;
   for (const auto& g : golden["tensors"]) {

@@ -167,12 +167,12 @@ const std::vector<Case>& model_cases() {
   };
   static const std::vector<Case> cases = {
       {"unsupported architecture", change([](auto& b) {
-         b.kv("general.architecture").raw = raw_string("gemma3");
+         b.kv("general.architecture").raw = raw_string("gemma2");
          for (auto& kv : b.kvs) {
-           if (kv.key.rfind("llama.", 0) == 0) kv.key = "gemma3." + kv.key.substr(6);
+           if (kv.key.rfind("llama.", 0) == 0) kv.key = "gemma2." + kv.key.substr(6);
          }
        }),
-       "unsupported architecture 'gemma3' (supported: llama, qwen2)"},
+       "unsupported architecture 'gemma2' (supported: llama, qwen2, qwen3, gemma3, phi3)"},
       {"missing hyper-parameter",
        change([](auto& b) { b.kvs.erase(b.kvs.begin() + static_cast<ptrdiff_t>(b.kv_index("llama.embedding_length"))); }),
        "'llama.embedding_length' is missing"},
@@ -221,9 +221,15 @@ const std::vector<Case>& conversion_cases() {
       {"a tensor ck has no slot for", change([](auto& b) {
          const uint64_t at = (b.data.size() + 31) / 32 * 32;
          b.data.resize(at + 32, 0);
+         b.tensors.push_back({"blk.0.ffn_gate_inp.weight", {8}, 0, at});
+       }),
+       "tensor 'blk.0.ffn_gate_inp.weight' has no place in a bump file"},
+      {"rope_freqs not one per rotated pair", change([](auto& b) {
+         const uint64_t at = (b.data.size() + 31) / 32 * 32;
+         b.data.resize(at + 32, 0);
          b.tensors.push_back({"rope_freqs.weight", {8}, 0, at});
        }),
-       "tensor 'rope_freqs.weight' has no place in a bump file"},
+       "tensor 'rope_freqs.weight' has shape [8], expected [4] from the metadata"},
   };
   return cases;
 }

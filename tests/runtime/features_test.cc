@@ -30,6 +30,10 @@ TEST_CASE("unsupported model features are refused, naming the feature and key", 
       Catch::Contains("RoPE scaling 'yarn'"));
   REQUIRE_NOTHROW(ck::refuse_unsupported_features(
       with([](ck::Metadata& m) { m.set_string("llama.rope.scaling.type", "none"); }), "llama", "m.gguf"));
+  REQUIRE_NOTHROW(ck::refuse_unsupported_features(
+      with([](ck::Metadata& m) { m.set_string("llama.rope.scaling.type", "linear"); }), "llama", "m.gguf"));
+  REQUIRE_NOTHROW(ck::refuse_unsupported_features(
+      with([](ck::Metadata& m) { m.set_u32("gemma3.attention.sliding_window", 512); }), "gemma3", "m.gguf"));
   REQUIRE_THROWS_WITH(ck::refuse_unsupported_features(
                           with([](ck::Metadata& m) { m.set_u32("llama.attention.layer_norm_epsilon", 1); }), "llama",
                           "m.gguf"),

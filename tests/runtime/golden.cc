@@ -57,13 +57,19 @@ Golden load_golden(const std::string& name) {
     g.model = std::filesystem::path(CK_MODELS_DIR) / file;
   }
   g.tokens = meta.at("tokens").get<std::vector<int32_t>>();
+  g.n_prefill = meta.value("n_prefill", static_cast<int>(g.tokens.size()));
+  g.n_ctx = meta.value("n_ctx", 0);
   g.positions = meta.at("positions").get<std::vector<int>>();
   g.n_vocab = meta.at("n_vocab");
   g.greedy = meta.at("greedy").get<std::vector<int32_t>>();
-  g.logits.resize(g.positions.size() * g.n_vocab);
-  std::ifstream data(dir / meta.at("logits_file").get<std::string>(), std::ios::binary);
-  data.read(reinterpret_cast<char*>(g.logits.data()), static_cast<std::streamsize>(g.logits.size() * sizeof(float)));
-  if (!data || data.peek() != EOF) throw std::runtime_error("golden logits of " + name + " have the wrong size");
+  auto read_logits = [&](const std::string& key, std::vector<float>& out) {
+    out.resize(g.positions.size() * g.n_vocab);
+    std::ifstream data(dir / meta.at(key).get<std::string>(), std::ios::binary);
+    data.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size() * sizeof(float)));
+    if (!data || data.peek() != EOF) throw std::runtime_error("golden " + key + " of " + name + " has the wrong size");
+  };
+  read_logits("logits_file", g.logits);
+  if (meta.contains("exact_logits_file")) read_logits("exact_logits_file", g.exact_logits);
   return g;
 }
 

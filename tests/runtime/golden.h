@@ -1,5 +1,6 @@
-// Golden logits from scripts/reference/make_golden.py and the models they
-// were computed for.
+// Golden logits from scripts/reference/make_golden.py (numpy reference) and
+// scripts/oracle/make_goldens.py (llama.cpp, goldens under oracle/), and the
+// models they were computed for.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -12,9 +13,12 @@ struct Golden {
   std::string name;
   std::filesystem::path model;    // the .gguf (shared-data models: a private copy)
   std::vector<int32_t> tokens;    // the prompt ids
+  int n_prefill = 0;              // the oracle's goldens: tokens evaluated as one batch before decoding the rest
+  int n_ctx = 0;                  // the oracle's goldens: the context llama.cpp ran with (0: not recorded)
   std::vector<int> positions;     // positions whose logits are stored
   int n_vocab = 0;
   std::vector<float> logits;      // positions.size() x n_vocab
+  std::vector<float> exact_logits;  // oracle, quantized weights: llama.cpp on them dequantized to F32 (else empty)
   std::vector<int32_t> greedy;    // the reference's greedy continuation
 };
 

@@ -69,6 +69,20 @@ TEST_CASE("silu_mul matches g / (1 + exp(-g)) * u, also far in the tails", "[ops
   }
 }
 
+TEST_CASE("gelu_tanh_mul matches g/2 (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))) * u, also far in the tails", "[ops]") {
+  const int n = 37;
+  auto g = random_vec(n, 6, 4.0f), u = random_vec(n, 7);
+  g[0] = -200.0f;
+  g[n - 1] = 150.0f;
+  std::vector<float> out(n);
+  ck::gelu_tanh_mul(out.data(), g.data(), u.data(), n);
+  for (int i = 0; i < n; ++i) {
+    const double x = g[i];
+    const double ref = 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x))) * u[i];
+    REQUIRE(out[i] == Approx(ref).epsilon(1e-5).margin(1e-6));
+  }
+}
+
 TEST_CASE("add is elementwise", "[ops]") {
   std::vector<float> x{1, 2, 3}, y{10, 20, 30};
   ck::add(x.data(), y.data(), 3);
@@ -128,33 +142,38 @@ TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, bloc
   ck::force_simd_target("");
 }
 
-TEST_CASE("rope rotates the right pairs by pos * base^(-2i/d)", "[ops]") {
+TEST_CASE("rope rotates the right pairs by pos * scale * base^(-2i/d) / divisor_i, times the magnitude", "[ops]") {
   const int head_dim = 8, n_heads = 2;
-  for (bool neox : {false, true}) {
-    for (int rope_dim : {8, 4}) {  // 4: partial rotation, dims 4..7 untouched
-      ck::RopeTable table(100, rope_dim, 10000.0f);
-      const int pos = 37;
-      auto x = random_vec(head_dim * n_heads, 9);
-      auto y = x;
-      ck::rope(y.data(), n_heads, head_dim, table, pos, neox);
-      for (int h = 0; h < n_heads; ++h) {
-        const float* a = x.data() + h * head_dim;
-        const float* b = y.data() + h * head_dim;
-        for (int i = 0; i < rope_dim / 2; ++i) {
-          const double th = pos * std::pow(10000.0, -2.0 * i / rope_dim);
-          const int i0 = neox ? i : 2 * i, i1 = neox ? i + rope_dim / 2 : 2 * i + 1;
-          REQUIRE(b[i0] == Approx(a[i0] * std::cos(th) - a[i1] * std::sin(th)).margin(1e-5));
-          REQUIRE(b[i1] == Approx(a[i0] * std::sin(th) + a[i1] * std::cos(th)).margin(1e-5));
+  const float divisors[] = {1.0f, 2.5f, 8.0f, 3.0f};
+  for (const ck::RopeSpec& spec : {ck::RopeSpec{}, ck::RopeSpec{500000.0f, 0.25f, divisors, 1.2f}}) {
+    for (bool neox : {false, true}) {
+      for (int rope_dim : {8, 4}) {  // 4: partial rotation, dims 4..7 untouched
+        ck::RopeTable table(100, rope_dim, spec);
+        const int pos = 37;
+        auto x = random_vec(head_dim * n_heads, 9);
+        auto y = x;
+        ck::rope(y.data(), n_heads, head_dim, table, pos, neox);
+        for (int h = 0; h < n_heads; ++h) {
+          const float* a = x.data() + h * head_dim;
+          const float* b = y.data() + h * head_dim;
+          for (int i = 0; i < rope_dim / 2; ++i) {
+            const double divisor = spec.divisors != nullptr ? spec.divisors[i] : 1.0;
+            const double th = pos * spec.scale * std::pow(double{spec.base}, -2.0 * i / rope_dim) / divisor;
+            const double c = spec.magnitude * std::cos(th), s = spec.magnitude * std::sin(th);
+            const int i0 = neox ? i : 2 * i, i1 = neox ? i + rope_dim / 2 : 2 * i + 1;
+            REQUIRE(b[i0] == Approx(a[i0] * c - a[i1] * s).margin(1e-5));
+            REQUIRE(b[i1] == Approx(a[i0] * s + a[i1] * c).margin(1e-5));
+          }
+          for (int i = rope_dim; i < head_dim; ++i) REQUIRE(b[i] == a[i]);
         }
-        for (int i = rope_dim; i < head_dim; ++i) REQUIRE(b[i] == a[i]);
       }
     }
   }
 }
 
 TEST_CASE("rope refuses positions outside its table", "[ops]") {
-  ck::RopeTable table(4, 8, 10000.0f);
+  ck::RopeTable table(4, 8, {});
   std::vector<float> x(8);
   REQUIRE_THROWS_WITH(ck::rope(x.data(), 1, 8, table, 4, false), Catch::Contains("position 4"));
-  REQUIRE_THROWS(ck::RopeTable(4, 7, 10000.0f));
+  REQUIRE_THROWS(ck::RopeTable(4, 7, {}));
 }
