@@ -41,4 +41,13 @@ inline void k_scale_min(int j, const uint8_t* scales, uint8_t* sc, uint8_t* m) {
   }
 }
 
+// The signed 6-bit scale of sub-block s (0..15) of a Q3_K block: the low
+// nibble from scales[s % 8] (s < 8 low, else high), the top two bits from
+// scales[8 + s % 4] at bit 2 * (s / 4), minus 32.
+inline int q3_k_scale(int s, const uint8_t* scales) {
+  const int lo = (s < 8 ? scales[s] : scales[s - 8] >> 4) & 0xF;
+  const int hi = (scales[8 + s % 4] >> (2 * (s / 4))) & 3;
+  return (lo | hi << 4) - 32;
+}
+
 }  // namespace ck

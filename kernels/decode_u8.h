@@ -14,7 +14,11 @@ using DecodeU8Fn = void (*)(const void* blocks, int64_t n, uint8_t* u, float* a,
 
 void decode_u8_q4_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q4_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q5_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q5_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q2_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q3_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q5_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q6_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);

@@ -12,9 +12,9 @@
 namespace ck {
 
 // Codes written in the bump dtype table. 0, 1, 2, 6, 7 are fixed by the seed
-// documents; the rest are ours. Only the native ones (traits(t).native: F32,
-// F16, BF16, Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K) appear in a bump file: the
-// other types are transcoded at conversion.
+// documents; the rest are ours. Only the native ones (traits(t).native: all
+// of them since converter version 4) appear in a bump file; a type added
+// without kernels would be transcoded at conversion.
 enum class DType : uint8_t {
   F32 = 0, BF16 = 1, F16 = 2,
   Q4_0 = 3, Q4_1 = 4, Q5_0 = 5,
@@ -47,6 +47,14 @@ struct DTypeTraits {
   int u8_block;
   int u8_max;
   DecodeU8Fn decode_u8;
+  // k where c = k * a in every block (Q4_0's -8, Q5_0's -16, Q6_K's -32,
+  // Q8_0's -128), which lets the GEMM fold the c term into its x sums; NaN
+  // where c is free (a minimum: Q4_1, Q5_1, Q4_K, Q5_K).
+  float u8_offset;
+  // u - 128 is the weight's signed q (Q8_0): the pmaddubsw targets keep q
+  // signed and move the sign onto x instead of adding 128 (u8_max 255 would
+  // leave no room for int16 sums).
+  bool u8_signed;
 };
 
 // The one table. Indexed by dtype code.

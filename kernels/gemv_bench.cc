@@ -66,6 +66,8 @@ void Shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(BM_gemv, Q4_K, ck::DType::Q4_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q6_K, ck::DType::Q6_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q8_0, ck::DType::Q8_0, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q5_0, ck::DType::Q5_0, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q5_1, ck::DType::Q5_1, kCycleBytes)->Apply(Shapes);
 
 // The compute ceiling: a 2048x1024 matrix read again and again from cache,
 // one thread.
@@ -78,6 +80,8 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_1, ck::DType::Q4_1, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0, ck::DType::Q5_0, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1, ck::DType::Q5_1, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_F16, ck::DType::F16, kHotBytes)->Apply(Hot);
 
 // Prefill: n activations against one matrix (weights from cache: compute
@@ -108,6 +112,7 @@ BENCHMARK_CAPTURE(BM_gemm, Q4_K, ck::DType::Q4_K)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q6_K, ck::DType::Q6_K)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q8_0, ck::DType::Q8_0)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q4_1, ck::DType::Q4_1)->Apply(GemmShapes);
+BENCHMARK_CAPTURE(BM_gemm, Q5_0, ck::DType::Q5_0)->Apply(GemmShapes);
 
 // Quantizer throughput (one thread), in weights per second.
 void BM_quantize(benchmark::State& state, ck::DType dt) {
