@@ -131,6 +131,20 @@ void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
   }
 }
 
+// IQ4_NL: Q4_0's nibble layout, w = d * kIQ4Values[nibble]; as Q8_0, u =
+// value + 128.
+void decode_u8_iq4_nl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  const auto* b = static_cast<const BlockIQ4_NL*>(blocks);
+  for (int64_t k = 0; k < n / kQK; ++k, u += kQK) {
+    a[k] = fp16_to_fp32(b[k].d);
+    c[k] = -128.0f * a[k];
+    for (int j = 0; j < kQK / 2; ++j) {
+      u[j] = static_cast<uint8_t>(kIQ4Values[b[k].qs[j] & 0xF] + 128);
+      u[j + kQK / 2] = static_cast<uint8_t>(kIQ4Values[b[k].qs[j] >> 4] + 128);
+    }
+  }
+}
+
 // Q6_K: 16 sub-blocks of 16, w = d * scales[s] * (q - 32). In half h the
 // value at 128h + 32 quarter + l takes the nibble (quarter / 2) of
 // ql[64h + 32 (quarter % 2) + l] and bits 2 quarter of qh[32h + l].

@@ -95,15 +95,18 @@ HWY_INLINE hn::Vec<hn::RepartitionToWide<hn::DFromV<V>>> MulAcc(V w, const int16
 // Per-lane int16 values picked from a 16-byte table by a byte shuffle (one
 // instruction; the table is repeated in every 128-bit block): each int16
 // lane of `control` holds two byte indices, an index of 0x80 gives a zero
-// byte. This is how the kernels spread per-sub-block scales over lanes.
-HWY_INLINE V16 ShuffleTable(const uint8_t* table, V16 control) {
+// byte. This is how the kernels spread per-sub-block scales over lanes (and
+// map IQ4_NL's indices to its codebook). Any int16 vector width.
+template <class V>
+HWY_INLINE V ShuffleTable(const uint8_t* table, V control) {
+  using D = hn::DFromV<V>;
 #if HWY_TARGET == HWY_SCALAR
   const int c = static_cast<uint16_t>(hn::GetLane(control));
   const int lo = table[c & 0xF], hi = (c & 0x8000) ? 0 : table[(c >> 8) & 0xF];
-  return hn::Set(D16(), static_cast<int16_t>(lo | hi << 8));
+  return hn::Set(D(), static_cast<int16_t>(lo | hi << 8));
 #else
-  const hn::Repartition<uint8_t, D16> du8;
-  return hn::BitCast(D16(), hn::TableLookupBytesOr0(hn::LoadDup128(du8, table), hn::BitCast(du8, control)));
+  const hn::Repartition<uint8_t, D> du8;
+  return hn::BitCast(D(), hn::TableLookupBytesOr0(hn::LoadDup128(du8, table), hn::BitCast(du8, control)));
 #endif
 }
 
@@ -213,16 +216,18 @@ struct Q8_0Kernel {
 };
 
 // The 32-weight types Q4_0 (w = d*(q-8)), Q4_1 (w = d*q + m), Q5_0 (w =
-// d*(q-16)) and Q5_1 (w = d*q + m): value j of a block is the low nibble of
-// qs[j], value j+16 its high nibble, so each nibble half is one int16 vector
-// of 16 lanes; the 5-bit types add bit j of the little-endian u32 qh as bit
-// 4 of value j. The exact int32 sum of q*xq per block is scaled once by
-// d*s; the offset (-8d, -16d or m) multiplies the block's sum of the rounded
-// x (XSums::by32).
+// d*(q-16)), Q5_1 (w = d*q + m) and IQ4_NL (w = d*kIQ4Values[q]): value j of
+// a block is the low nibble of qs[j], value j+16 its high nibble, so each
+// nibble half is one int16 vector of 16 lanes; the 5-bit types add bit j of
+// the little-endian u32 qh as bit 4 of value j, IQ4_NL maps the nibble
+// through its codebook (a byte shuffle). The exact int32 sum of q*xq per
+// block is scaled once by d*s; the offset (-8d, -16d or m; none for IQ4_NL)
+// multiplies the block's sum of the rounded x (XSums::by32).
 template <class Block>
 struct LegacyKernel {
   static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
   static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
+  static constexpr bool kCodebook = std::is_same_v<Block, BlockIQ4_NL>;
   using DH = hn::CappedTag<int16_t, 16>;
   using DHW = hn::RepartitionToWide<DH>;
   using DHF = hn::Rebind<float, DHW>;
@@ -236,7 +241,7 @@ struct LegacyKernel {
       offset = dm[1];
     } else {
       d = LoadHalf(&b.d);
-      offset = (kHighBit ? -16.0f : -8.0f) * d;
+      offset = kCodebook ? 0.0f : (kHighBit ? -16.0f : -8.0f) * d;
     }
   }
   // Lane j of the 16 holds 1 << j: bit j of a 16-bit half of qh is tested
@@ -245,6 +250,14 @@ struct LegacyKernel {
   alignas(32) static constexpr int16_t kLaneBit[16] = {1,     2,     4,     8,      16,   32,   64,   128,
                                                         256,   512,   1024,  2048,   4096, 8192, 16384, -32768};
   // 16 where bit (i + lane) of `bits` is set, else 0.
+  // The codebook value of each nibble (0..15) as int16: the byte looked up
+  // in the low byte (0x80 zeroes the high one), then sign-extended.
+  static HWY_INLINE hn::Vec<DH> Codebook(hn::Vec<DH> nibbles) {
+    const DH dh;
+    const auto* table = reinterpret_cast<const uint8_t*>(kIQ4Values);
+    const auto bytes = ShuffleTable(table, hn::Or(nibbles, hn::Set(dh, static_cast<int16_t>(-0x8000))));
+    return hn::ShiftRight<8>(hn::ShiftLeft<8>(bytes));
+  }
   static HWY_INLINE hn::Vec<DH> FifthBits(uint16_t bits, size_t i) {
     const DH dh;
     const auto set = hn::TestBit(hn::Set(dh, static_cast<int16_t>(bits)), hn::Load(dh, kLaneBit + i));
@@ -261,7 +274,7 @@ struct LegacyKernel {
     for (int64_t k = 0; k < cols / kQK; ++k) {
       float d, block_offset;
       Scales(b[k], d, block_offset);
-      offset += block_offset * xs.by32[k];
+      if constexpr (!kCodebook) offset += block_offset * xs.by32[k];
       const int16_t* xq = xs.q16 + k * kQK;
       [[maybe_unused]] uint32_t qh = 0;
       if constexpr (kHighBit) std::memcpy(&qh, b[k].qh, 4);
@@ -272,6 +285,10 @@ struct LegacyKernel {
         if constexpr (kHighBit) {
           lo = hn::Or(lo, FifthBits(static_cast<uint16_t>(qh), i));
           hi = hn::Or(hi, FifthBits(static_cast<uint16_t>(qh >> 16), i));
+        }
+        if constexpr (kCodebook) {
+          lo = Codebook(lo);
+          hi = Codebook(hi);
         }
         sum = MulAcc(lo, xq + i, sum);
         sum = MulAcc(hi, xq + kQK / 2 + i, sum);
@@ -574,6 +591,7 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
   ENTRY(BF16, HalfKernel<hwy::bfloat16_t>)
 #define CK_GEMV_KERNELS(ENTRY) CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_0, LegacyKernel<BlockQ4_0>)        \
   ENTRY(Q4_1, LegacyKernel<BlockQ4_1>) ENTRY(Q5_0, LegacyKernel<BlockQ5_0>) ENTRY(Q5_1, LegacyKernel<BlockQ5_1>) \
+  ENTRY(IQ4_NL, LegacyKernel<BlockIQ4_NL>) \
   ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)   \
   ENTRY(Q6_K, Q6_KKernel) ENTRY(Q2_K, Q23_KKernel<BlockQ2_K>) ENTRY(Q3_K, Q23_KKernel<BlockQ3_K>)
 

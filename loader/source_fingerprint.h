@@ -14,7 +14,7 @@ namespace ck {
 // Raised whenever the converter writes different bytes for the same GGUF, so
 // that bumps made before are converted again. 2: Q4_0 and Q4_1 kept as they
 // are (native kernels) instead of transcoded to Q8_0; 3: Q5_K too; 4: Q5_0,
-// Q5_1, Q2_K and Q3_K too. Bumps without the key count as 1.
+// Q5_1, Q2_K, Q3_K and IQ4_NL (read since then) too. Bumps without the key count as 1.
 inline constexpr uint64_t kConverterVersion = 4;
 
 struct SourceFingerprint {
