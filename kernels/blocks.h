@@ -13,6 +13,7 @@ struct BlockQ4_1 { uint16_t d; uint16_t m; uint8_t qs[kQK / 2]; };
 struct BlockQ5_0 { uint16_t d; uint8_t qh[4]; uint8_t qs[kQK / 2]; };
 struct BlockQ5_1 { uint16_t d; uint16_t m; uint8_t qh[4]; uint8_t qs[kQK / 2]; };
 struct BlockQ8_0 { uint16_t d; int8_t qs[kQK]; };
+struct BlockIQ4_NL { uint16_t d; uint8_t qs[kQK / 2]; };
 struct BlockQ2_K { uint8_t scales[kQK_K / 16]; uint8_t qs[kQK_K / 4]; uint16_t d; uint16_t dmin; };
 struct BlockQ3_K { uint8_t hmask[kQK_K / 8]; uint8_t qs[kQK_K / 4]; uint8_t scales[12]; uint16_t d; };
 struct BlockQ4_K { uint16_t d; uint16_t dmin; uint8_t scales[12]; uint8_t qs[kQK_K / 2]; };
@@ -24,11 +25,17 @@ static_assert(sizeof(BlockQ4_1) == 20);
 static_assert(sizeof(BlockQ5_0) == 22);
 static_assert(sizeof(BlockQ5_1) == 24);
 static_assert(sizeof(BlockQ8_0) == 34);
+static_assert(sizeof(BlockIQ4_NL) == 18);
 static_assert(sizeof(BlockQ2_K) == 84);
 static_assert(sizeof(BlockQ3_K) == 110);
 static_assert(sizeof(BlockQ4_K) == 144);
 static_assert(sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210);
+
+// IQ4_NL's codebook: a 4-bit index picks one of these non-uniform levels
+// (ggml's kvalues_iq4nl), w = d * value. Aligned: the GEMV loads it as one
+// 16-byte shuffle table.
+alignas(16) inline constexpr int8_t kIQ4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 
 // The 6-bit scale and min of sub-block j (0..7) of a Q4_K / Q5_K block.
 inline void k_scale_min(int j, const uint8_t* scales, uint8_t* sc, uint8_t* m) {
@@ -39,6 +46,15 @@ inline void k_scale_min(int j, const uint8_t* scales, uint8_t* sc, uint8_t* m) {
     *sc = static_cast<uint8_t>((scales[j + 4] & 0xF) | ((scales[j - 4] >> 6) << 4));
     *m = static_cast<uint8_t>((scales[j + 4] >> 4) | ((scales[j] >> 6) << 4));
   }
+}
+
+// The signed 6-bit scale of sub-block s (0..15) of a Q3_K block: the low
+// nibble from scales[s % 8] (s < 8 low, else high), the top two bits from
+// scales[8 + s % 4] at bit 2 * (s / 4), minus 32.
+inline int q3_k_scale(int s, const uint8_t* scales) {
+  const int lo = (s < 8 ? scales[s] : scales[s - 8] >> 4) & 0xF;
+  const int hi = (scales[8 + s % 4] >> (2 * (s / 4))) & 3;
+  return (lo | hi << 4) - 32;
 }
 
 }  // namespace ck

@@ -2,6 +2,7 @@
 // row once per call and reuses it for every token, so this is not hot.
 #include "kernels/decode_u8.h"
 
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/blocks.h"
@@ -10,21 +11,30 @@
 namespace ck {
 namespace {
 
-// Q4_0 (w = d(q - 8)) and Q4_1 (w = dq + m): value j is the low nibble of
-// qs[j], value j + 16 its high nibble.
+// The 32-weight types Q4_0 (w = d(q - 8)), Q4_1 (w = dq + m), Q5_0 (w =
+// d(q - 16)) and Q5_1 (w = dq + m): value j is the low nibble of qs[j],
+// value j + 16 its high nibble; the 5-bit types add bit j of the
+// little-endian u32 qh as bit 4 of value j.
 template <class Block>
-void decode_u8_q4_01(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+void decode_u8_legacy(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
+  constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
   const auto* b = static_cast<const Block*>(blocks);
   for (int64_t k = 0; k < n / kQK; ++k, u += kQK) {
     a[k] = fp16_to_fp32(b[k].d);
-    if constexpr (std::is_same_v<Block, BlockQ4_1>) {
+    if constexpr (kHasMin) {
       c[k] = fp16_to_fp32(b[k].m);
     } else {
-      c[k] = -8.0f * a[k];
+      c[k] = (kHighBit ? -16.0f : -8.0f) * a[k];
     }
     for (int j = 0; j < kQK / 2; ++j) {
       u[j] = b[k].qs[j] & 0xF;
       u[j + kQK / 2] = b[k].qs[j] >> 4;
+    }
+    if constexpr (kHighBit) {
+      uint32_t qh;
+      std::memcpy(&qh, b[k].qh, 4);
+      for (int j = 0; j < kQK; ++j) u[j] = static_cast<uint8_t>(u[j] | ((qh >> j) & 1u) << 4);
     }
   }
 }
@@ -53,13 +63,57 @@ void decode_u8_q45_k(const void* blocks, int64_t n, uint8_t* u, float* a, float*
   }
 }
 
+// Q2_K and Q3_K: 16 sub-blocks of 16; in half h the value at 128h + 32j + l
+// (j < 4, l < 32) is bits 2j, 2j+1 of qs[32h + l] and is in sub-block
+// 8h + 2j + l/16. Q2_K: w = d*(sc & 15)*q - dmin*(sc >> 4), u = q. Q3_K: w =
+// d*sc*(q - 4 + 4 hbit) with sc = q3_k_scale(s) and hbit bit 4h + j of
+// hmask[l]: u = q + 4 hbit (0..7), c = -4a.
+template <class Block>
+void decode_u8_q23_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  constexpr bool kQ3 = std::is_same_v<Block, BlockQ3_K>;
+  const auto* b = static_cast<const Block*>(blocks);
+  for (int64_t k = 0; k < n / kQK_K; ++k, u += kQK_K, a += 16, c += 16) {
+    const float d = fp16_to_fp32(b[k].d);
+    for (int s = 0; s < 16; ++s) {
+      if constexpr (kQ3) {
+        a[s] = d * static_cast<float>(q3_k_scale(s, b[k].scales));
+        c[s] = -4.0f * a[s];
+      } else {
+        a[s] = d * static_cast<float>(b[k].scales[s] & 0xF);
+        c[s] = -fp16_to_fp32(b[k].dmin) * static_cast<float>(b[k].scales[s] >> 4);
+      }
+    }
+    for (int h = 0; h < 2; ++h) {
+      for (int j = 0; j < 4; ++j) {
+        for (int l = 0; l < 32; ++l) {
+          int q = (b[k].qs[32 * h + l] >> (2 * j)) & 3;
+          if constexpr (kQ3) q |= ((b[k].hmask[l] >> (4 * h + j)) & 1) << 2;
+          u[128 * h + 32 * j + l] = static_cast<uint8_t>(q);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void decode_u8_q4_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
-  decode_u8_q4_01<BlockQ4_0>(blocks, n, u, a, c);
+  decode_u8_legacy<BlockQ4_0>(blocks, n, u, a, c);
 }
 void decode_u8_q4_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
-  decode_u8_q4_01<BlockQ4_1>(blocks, n, u, a, c);
+  decode_u8_legacy<BlockQ4_1>(blocks, n, u, a, c);
+}
+void decode_u8_q5_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_legacy<BlockQ5_0>(blocks, n, u, a, c);
+}
+void decode_u8_q5_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_legacy<BlockQ5_1>(blocks, n, u, a, c);
+}
+void decode_u8_q2_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_q23_k<BlockQ2_K>(blocks, n, u, a, c);
+}
+void decode_u8_q3_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_q23_k<BlockQ3_K>(blocks, n, u, a, c);
 }
 void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   decode_u8_q45_k<BlockQ4_K>(blocks, n, u, a, c);
@@ -74,6 +128,20 @@ void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
     a[k] = fp16_to_fp32(b[k].d);
     c[k] = -128.0f * a[k];
     for (int j = 0; j < kQK; ++j) u[j] = static_cast<uint8_t>(b[k].qs[j] + 128);
+  }
+}
+
+// IQ4_NL: Q4_0's nibble layout, w = d * kIQ4Values[nibble]; as Q8_0, u =
+// value + 128.
+void decode_u8_iq4_nl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  const auto* b = static_cast<const BlockIQ4_NL*>(blocks);
+  for (int64_t k = 0; k < n / kQK; ++k, u += kQK) {
+    a[k] = fp16_to_fp32(b[k].d);
+    c[k] = -128.0f * a[k];
+    for (int j = 0; j < kQK / 2; ++j) {
+      u[j] = static_cast<uint8_t>(kIQ4Values[b[k].qs[j] & 0xF] + 128);
+      u[j + kQK / 2] = static_cast<uint8_t>(kIQ4Values[b[k].qs[j] >> 4] + 128);
+    }
   }
 }
 

@@ -27,20 +27,14 @@ void dequantize_q2_k(const void* src, float* out, int64_t n) {
   }
 }
 
-// 6-bit signed scales: low nibble from scales[j % 8] (j < 8 low, else high),
-// top two bits from scales[8 + j % 4] at bit 2 * (j / 4). A weight subtracts 4
-// when its hmask bit is clear.
+// 6-bit signed scales (q3_k_scale). A weight subtracts 4 when its hmask bit
+// is clear.
 void dequantize_q3_k(const void* src, float* out, int64_t n) {
   const auto* b = static_cast<const BlockQ3_K*>(src);
   for (int64_t k = 0; k < n / kQK_K; ++k) {
     const float d = fp16_to_fp32(b[k].d);
-    const uint8_t* sb = b[k].scales;
     float dl[16];
-    for (int j = 0; j < 16; ++j) {
-      const int lo = (j < 8 ? sb[j] : sb[j - 8] >> 4) & 0xF;
-      const int hi = (sb[8 + j % 4] >> (2 * (j / 4))) & 3;
-      dl[j] = d * static_cast<float>((lo | (hi << 4)) - 32);
-    }
+    for (int j = 0; j < 16; ++j) dl[j] = d * static_cast<float>(q3_k_scale(j, b[k].scales));
     for (int g = 0; g < 2; ++g) {
       for (int shift = 0; shift < 4; ++shift) {
         for (int l = 0; l < 32; ++l) {

@@ -1,4 +1,5 @@
-// Reference dequantizers of the 32-weight block types. In every one the low
+// Reference dequantizers of the 32-weight block types (IQ4_NL's nibble
+// indexes kIQ4Values). In every one the low
 // nibbles of qs[0..15] are weights 0..15 and the high nibbles weights 16..31;
 // the 5-bit types take bit i of the little-endian u32 qh as bit 4 of weight i.
 #include <cstring>
@@ -67,6 +68,14 @@ void dequantize_q8_0(const void* src, float* out, int64_t n) {
   for (int64_t k = 0; k < n / kQK; ++k, out += kQK) {
     const float d = fp16_to_fp32(b[k].d);
     for (int i = 0; i < kQK; ++i) out[i] = static_cast<float>(b[k].qs[i]) * d;
+  }
+}
+
+void dequantize_iq4_nl(const void* src, float* out, int64_t n) {
+  const auto* b = static_cast<const BlockIQ4_NL*>(src);
+  for (int64_t k = 0; k < n / kQK; ++k, out += kQK) {
+    const float d = fp16_to_fp32(b[k].d);
+    for (int i = 0; i < kQK; ++i) out[i] = d * static_cast<float>(kIQ4Values[nibble(b[k].qs, i)]);
   }
 }
 

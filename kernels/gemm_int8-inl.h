@@ -97,16 +97,15 @@ constexpr bool kPairSums = true;
 // Rows per interleaved group: one per int32 lane.
 size_t GroupRows() { return hn::Lanes(D32()); }
 
-// k where this target's byte form has c = k * a for every block (Q4_0's
-// -8, Q6_K's -32, Q8_0's -128, or 0 with pair sums, where it keeps the
-// signed q); NaN where c is free (Q4_1's m, the K-quants' minimums).
+// Whether this target keeps the signed q of a u8_signed dtype (Q8_0): only
+// where pair sums would saturate on u = q + 128.
+bool KeepsSignedQ(const DTypeTraits& tr) { return tr.u8_signed && kPairSums; }
+
+// k where this target's byte form has c = k * a for every block (the
+// dtype's u8_offset, or 0 where it keeps the signed q); NaN where c is free.
 float FixedOffset(DType dt) {
-  switch (dt) {
-    case DType::Q4_0: return -8.0f;
-    case DType::Q6_K: return -32.0f;
-    case DType::Q8_0: return kPairSums ? 0.0f : -128.0f;
-    default: return std::numeric_limits<float>::quiet_NaN();
-  }
+  const DTypeTraits& tr = traits(dt);
+  return KeepsSignedQ(tr) ? 0.0f : tr.u8_offset;
 }
 
 // acc[r] += sum_{i<4} w[4r + i] * x4[i]: w unsigned bytes, x4 four signed
@@ -353,7 +352,7 @@ void GroupBothPasses(const uint8_t* u, const float* a, const float* c, const Int
 // Decodes rows [r0, r1) into the interleaved tile (rows past r1 up to the
 // group size are zero).
 void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols,
-               bool signed_q8, const Int8Scratch& s) {
+               bool signed_q, const Int8Scratch& s) {
   const size_t R = GroupRows();
   const int64_t nblocks = cols / tr.u8_block;
   const int64_t groups = (r1 - r0 + static_cast<int64_t>(R) - 1) / static_cast<int64_t>(R);
@@ -365,7 +364,7 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
       const int64_t r = r0 + g * static_cast<int64_t>(R) + static_cast<int64_t>(rr);
       if (r < r1) {
         tr.decode_u8(W + static_cast<size_t>(r) * row_bytes, cols, s.row_u, s.row_a, s.row_c);
-        if (signed_q8) {  // back to q (decode_u8 stores q + 128); FixedOffset drops the c term
+        if (signed_q) {  // back to q (decode_u8 stores q + 128); FixedOffset drops the c term
           for (int64_t i = 0; i < cols; ++i) s.row_u[i] ^= 0x80;
         }
       } else {
@@ -387,9 +386,9 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
 void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, const Int8Activations& x,
                   int64_t n, float* Y, int64_t rows, const Int8Residual* res, const Int8Scratch& s) {
   const DTypeTraits& tr = traits(dt);
-  const bool signed_q8 = dt == DType::Q8_0 && kPairSums;
+  const bool signed_q = KeepsSignedQ(tr);
   const int64_t cols = x.cols;
-  BuildTile(tr, W, row_bytes, r0, r1, cols, signed_q8, s);
+  BuildTile(tr, W, row_bytes, r0, r1, cols, signed_q, s);
   const size_t R = GroupRows();
   const int64_t nblocks = cols / tr.u8_block;
   for (int64_t g0 = r0; g0 < r1; g0 += static_cast<int64_t>(R)) {
@@ -400,14 +399,14 @@ void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int6
     const size_t valid = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g0));
     float* y_res = res != nullptr ? res->Y + g0 : nullptr;
     // One instantiation per (block size, signedness, int16 depth) in use.
-    const int depth = kPairSums ? Depth(tr.u8_block, tr.u8_max, signed_q8) : 1;
+    const int depth = kPairSums ? Depth(tr.u8_block, tr.u8_max, signed_q) : 1;
     if (tr.u8_block == 16) {
       if (depth >= 2) {
         GroupBothPasses<16, false, kPairSums ? 2 : 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
       } else {
         GroupBothPasses<16, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
       }
-    } else if (signed_q8) {
+    } else if (signed_q) {
       if constexpr (kPairSums) GroupBothPasses<32, true, 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
     } else if (depth >= 8) {
       GroupBothPasses<32, false, kPairSums ? 8 : 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);

@@ -4,7 +4,7 @@
 // gemm_int8-inl.h.
 //
 // Weights are widened in registers, never written out. The block-quantized
-// dtypes (Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K) multiply them as int16 with the
+// dtypes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) multiply them as int16 with the
 // activations rounded to int16 per 128 values (the measured decision in
 // docs/kernels.md): exact int32 sums per block or half block, scaled once in
 // fp32. F32/F16/BF16 multiply in fp32. Float vectors are capped at 16 lanes so
@@ -95,15 +95,18 @@ HWY_INLINE hn::Vec<hn::RepartitionToWide<hn::DFromV<V>>> MulAcc(V w, const int16
 // Per-lane int16 values picked from a 16-byte table by a byte shuffle (one
 // instruction; the table is repeated in every 128-bit block): each int16
 // lane of `control` holds two byte indices, an index of 0x80 gives a zero
-// byte. This is how the kernels spread per-sub-block scales over lanes.
-HWY_INLINE V16 ShuffleTable(const uint8_t* table, V16 control) {
+// byte. This is how the kernels spread per-sub-block scales over lanes (and
+// map IQ4_NL's indices to its codebook). Any int16 vector width.
+template <class V>
+HWY_INLINE V ShuffleTable(const uint8_t* table, V control) {
+  using D = hn::DFromV<V>;
 #if HWY_TARGET == HWY_SCALAR
   const int c = static_cast<uint16_t>(hn::GetLane(control));
   const int lo = table[c & 0xF], hi = (c & 0x8000) ? 0 : table[(c >> 8) & 0xF];
-  return hn::Set(D16(), static_cast<int16_t>(lo | hi << 8));
+  return hn::Set(D(), static_cast<int16_t>(lo | hi << 8));
 #else
-  const hn::Repartition<uint8_t, D16> du8;
-  return hn::BitCast(D16(), hn::TableLookupBytesOr0(hn::LoadDup128(du8, table), hn::BitCast(du8, control)));
+  const hn::Repartition<uint8_t, D> du8;
+  return hn::BitCast(D(), hn::TableLookupBytesOr0(hn::LoadDup128(du8, table), hn::BitCast(du8, control)));
 #endif
 }
 
@@ -212,19 +215,24 @@ struct Q8_0Kernel {
   }
 };
 
-// Q4_0 (w = d*(q-8)) and Q4_1 (w = d*q + m): value j of a 32-weight block
-// is the low nibble of qs[j], value j+16 its high nibble, so each nibble half
-// is one int16 vector of 16 lanes. The exact int32 sum of q*xq per block is
-// scaled once by d*s; the offset (-8d or m) multiplies the block's sum of
-// the rounded x (XSums::by32).
+// The 32-weight types Q4_0 (w = d*(q-8)), Q4_1 (w = d*q + m), Q5_0 (w =
+// d*(q-16)), Q5_1 (w = d*q + m) and IQ4_NL (w = d*kIQ4Values[q]): value j of
+// a block is the low nibble of qs[j], value j+16 its high nibble, so each
+// nibble half is one int16 vector of 16 lanes; the 5-bit types add bit j of
+// the little-endian u32 qh as bit 4 of value j, IQ4_NL maps the nibble
+// through its codebook (a byte shuffle). The exact int32 sum of q*xq per
+// block is scaled once by d*s; the offset (-8d, -16d or m; none for IQ4_NL)
+// multiplies the block's sum of the rounded x (XSums::by32).
 template <class Block>
-struct Q4_01Kernel {
-  static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1>;
+struct LegacyKernel {
+  static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
+  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
+  static constexpr bool kCodebook = std::is_same_v<Block, BlockIQ4_NL>;
   using DH = hn::CappedTag<int16_t, 16>;
   using DHW = hn::RepartitionToWide<DH>;
   using DHF = hn::Rebind<float, DHW>;
-  // d and the offset (-8d or m) of a block; Q4_1's adjacent d and m are
-  // converted by one instruction.
+  // d and the offset (-8d, -16d or m) of a block; Q4_1's and Q5_1's
+  // adjacent d and m are converted by one instruction.
   static HWY_INLINE void Scales(const Block& b, float& d, float& offset) {
     if constexpr (kHasMin) {
       float dm[2];
@@ -233,8 +241,27 @@ struct Q4_01Kernel {
       offset = dm[1];
     } else {
       d = LoadHalf(&b.d);
-      offset = -8.0f * d;
+      offset = kCodebook ? 0.0f : (kHighBit ? -16.0f : -8.0f) * d;
     }
+  }
+  // Lane j of the 16 holds 1 << j: bit j of a 16-bit half of qh is tested
+  // in lane j (a compare instead of a per-lane shift, which AVX2 lacks for
+  // int16).
+  alignas(32) static constexpr int16_t kLaneBit[16] = {1,     2,     4,     8,      16,   32,   64,   128,
+                                                        256,   512,   1024,  2048,   4096, 8192, 16384, -32768};
+  // 16 where bit (i + lane) of `bits` is set, else 0.
+  // The codebook value of each nibble (0..15) as int16: the byte looked up
+  // in the low byte (0x80 zeroes the high one), then sign-extended.
+  static HWY_INLINE hn::Vec<DH> Codebook(hn::Vec<DH> nibbles) {
+    const DH dh;
+    const auto* table = reinterpret_cast<const uint8_t*>(kIQ4Values);
+    const auto bytes = ShuffleTable(table, hn::Or(nibbles, hn::Set(dh, static_cast<int16_t>(-0x8000))));
+    return hn::ShiftRight<8>(hn::ShiftLeft<8>(bytes));
+  }
+  static HWY_INLINE hn::Vec<DH> FifthBits(uint16_t bits, size_t i) {
+    const DH dh;
+    const auto set = hn::TestBit(hn::Set(dh, static_cast<int16_t>(bits)), hn::Load(dh, kLaneBit + i));
+    return hn::IfThenElseZero(set, hn::Set(dh, 16));
   }
   static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
     const DH dh;
@@ -247,13 +274,24 @@ struct Q4_01Kernel {
     for (int64_t k = 0; k < cols / kQK; ++k) {
       float d, block_offset;
       Scales(b[k], d, block_offset);
-      offset += block_offset * xs.by32[k];
+      if constexpr (!kCodebook) offset += block_offset * xs.by32[k];
       const int16_t* xq = xs.q16 + k * kQK;
+      [[maybe_unused]] uint32_t qh = 0;
+      if constexpr (kHighBit) std::memcpy(&qh, b[k].qh, 4);
       auto sum = hn::Zero(DHW());
       for (size_t i = 0; i < kQK / 2; i += hn::Lanes(dh)) {
         const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + i));
-        sum = MulAcc(hn::And(q, mask), xq + i, sum);
-        sum = MulAcc(hn::ShiftRight<4>(q), xq + kQK / 2 + i, sum);
+        auto lo = hn::And(q, mask), hi = hn::ShiftRight<4>(q);
+        if constexpr (kHighBit) {
+          lo = hn::Or(lo, FifthBits(static_cast<uint16_t>(qh), i));
+          hi = hn::Or(hi, FifthBits(static_cast<uint16_t>(qh >> 16), i));
+        }
+        if constexpr (kCodebook) {
+          lo = Codebook(lo);
+          hi = Codebook(hi);
+        }
+        sum = MulAcc(lo, xq + i, sum);
+        sum = MulAcc(hi, xq + kQK / 2 + i, sum);
       }
       acc = hn::MulAdd(hn::ConvertTo(df, sum), hn::Set(df, d * xs.scale32[k]), acc);
     }
@@ -458,6 +496,14 @@ struct Q6_KKernel {
   }
 };
 
+}  // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#include "kernels/gemv_kquant_low-inl.h"  // Q2_K, Q3_K
+
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+
 // y[r] = dot(row r, x) for rows [r0, r1). The row two ahead is prefetched
 // line by line while this one is multiplied: the hardware prefetcher alone
 // left a core waiting on DRAM for a third of the time (measured in
@@ -543,9 +589,11 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 // (the quantized ones multiply in gemm_int8-inl.h); gemv.cc exports them.
 #define CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(F32, F32Kernel) ENTRY(F16, HalfKernel<hwy::float16_t>) \
   ENTRY(BF16, HalfKernel<hwy::bfloat16_t>)
-#define CK_GEMV_KERNELS(ENTRY) CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_0, Q4_01Kernel<BlockQ4_0>)         \
-  ENTRY(Q4_1, Q4_01Kernel<BlockQ4_1>) ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)   \
-  ENTRY(Q6_K, Q6_KKernel)
+#define CK_GEMV_KERNELS(ENTRY) CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_0, LegacyKernel<BlockQ4_0>)        \
+  ENTRY(Q4_1, LegacyKernel<BlockQ4_1>) ENTRY(Q5_0, LegacyKernel<BlockQ5_0>) ENTRY(Q5_1, LegacyKernel<BlockQ5_1>) \
+  ENTRY(IQ4_NL, LegacyKernel<BlockIQ4_NL>) \
+  ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)   \
+  ENTRY(Q6_K, Q6_KKernel) ENTRY(Q2_K, Q23_KKernel<BlockQ2_K>) ENTRY(Q3_K, Q23_KKernel<BlockQ3_K>)
 
 #define CK_DEFINE_GEMV_ENTRY_POINT(name, K)                                                            \
   void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \

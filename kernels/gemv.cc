@@ -93,11 +93,11 @@ std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
 
 // Sums of the rounded activations (q16 * scale) over each `width` (16 or
 // 32) values: exact in int32, scaled once. The offset terms of Q4_0/Q4_1
-// (-8d, m), Q4_K (the minimums) and Q6_K (-32) multiply these, so that a
-// kernel computes sum w * (rounded x); with the sums of the exact x instead,
-// the rounding errors of the two terms would not cancel (the weights' q are
-// all positive) and decode was about twice as far from the fp64 reference
-// (measured on SmolLM2's Q4_1).
+// (-8d, m), Q5_0/Q5_1 (-16d, m), Q2_K/Q4_K/Q5_K (the minimums) and Q6_K
+// (-32) multiply these, so that a kernel computes sum w * (rounded x); with
+// the sums of the exact x instead, the rounding errors of the two terms
+// would not cancel (the weights' q are all positive) and decode was about
+// twice as far from the fp64 reference (measured on SmolLM2's Q4_1).
 const float* block_sums(const int16_t* q16, const float* scale32, int64_t cols, int width, std::vector<float>& buf) {
   buf.assign(static_cast<size_t>(cols / width), 0.0f);
   for (int64_t k = 0; k < cols / width; ++k) {
@@ -161,8 +161,11 @@ void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
   for (const GemvOutput& o : outputs) {
     check_matrix_args(o.dtype, o.rows, cols, "gemv");
     weights += o.rows * cols;
-    need16 |= o.dtype == DType::Q6_K;
-    need32 |= o.dtype == DType::Q4_K || o.dtype == DType::Q5_K || o.dtype == DType::Q4_0 || o.dtype == DType::Q4_1;
+    // The offsets and minimums per sub-block of the unsigned byte forms
+    // multiply the sums of x over their blocks (a signed q has none).
+    const DTypeTraits& t = traits(o.dtype);
+    need16 |= t.u8_block == 16 && !t.u8_signed;
+    need32 |= t.u8_block == 32 && !t.u8_signed;
     need_q16 |= uses_x16(o.dtype);
   }
   thread_local std::vector<float> sums16, sums32, scale32;

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/bandwidth.h"
@@ -35,7 +36,13 @@ Copies make_copies(ck::DType dt, int64_t rows, int64_t cols, size_t cycle_bytes)
   c.matrix_bytes = ck::row_bytes(ck::traits(dt), cols) * static_cast<size_t>(rows);
   c.count = std::max<size_t>(1, cycle_bytes / c.matrix_bytes + 1);
   c.bytes.resize(c.matrix_bytes * c.count);
-  ck::quantize(dt, w.data(), c.bytes.data(), rows * cols);
+  try {
+    ck::quantize(dt, w.data(), c.bytes.data(), rows * cols);
+  } catch (const std::runtime_error&) {
+    // No quantizer for this dtype (Q2_K, Q3_K, IQ4_NL): random bytes, since
+    // the integer kernels take the same time whatever the values.
+    for (size_t i = 0; i < c.matrix_bytes; ++i) c.bytes[i] = static_cast<uint8_t>(rng());
+  }
   for (size_t i = 1; i < c.count; ++i) std::memcpy(c.bytes.data() + i * c.matrix_bytes, c.bytes.data(), c.matrix_bytes);
   return c;
 }
@@ -66,6 +73,11 @@ void Shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(BM_gemv, Q4_K, ck::DType::Q4_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q6_K, ck::DType::Q6_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q8_0, ck::DType::Q8_0, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q5_0, ck::DType::Q5_0, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q5_1, ck::DType::Q5_1, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q3_K, ck::DType::Q3_K, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q2_K, ck::DType::Q2_K, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, IQ4_NL, ck::DType::IQ4_NL, kCycleBytes)->Apply(Shapes);
 
 // The compute ceiling: a 2048x1024 matrix read again and again from cache,
 // one thread.
@@ -78,6 +90,11 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_1, ck::DType::Q4_1, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0, ck::DType::Q5_0, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1, ck::DType::Q5_1, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q3_K, ck::DType::Q3_K, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q2_K, ck::DType::Q2_K, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_IQ4_NL, ck::DType::IQ4_NL, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_F16, ck::DType::F16, kHotBytes)->Apply(Hot);
 
 // Prefill: n activations against one matrix (weights from cache: compute
@@ -108,6 +125,7 @@ BENCHMARK_CAPTURE(BM_gemm, Q4_K, ck::DType::Q4_K)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q6_K, ck::DType::Q6_K)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q8_0, ck::DType::Q8_0)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q4_1, ck::DType::Q4_1)->Apply(GemmShapes);
+BENCHMARK_CAPTURE(BM_gemm, Q5_0, ck::DType::Q5_0)->Apply(GemmShapes);
 
 // Quantizer throughput (one thread), in weights per second.
 void BM_quantize(benchmark::State& state, ck::DType dt) {

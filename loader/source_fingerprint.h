@@ -13,9 +13,11 @@ namespace ck {
 
 // Raised whenever the converter writes different bytes for the same GGUF, so
 // that bumps made before are converted again. 2: Q4_0 and Q4_1 kept as they
-// are (native kernels) instead of transcoded to Q8_0; 3: Q5_K too. Bumps
-// without the key count as 1.
-inline constexpr uint64_t kConverterVersion = 4;
+// are (native kernels) instead of transcoded to Q8_0; 3: Q5_K too; 4 (two
+// branches of session 5 each called theirs 4): bump format 4 on one, Q5_0,
+// Q5_1, Q2_K, Q3_K and IQ4_NL native on the other; 5: both. Bumps without
+// the key count as 1.
+inline constexpr uint64_t kConverterVersion = 5;
 
 struct SourceFingerprint {
   uint64_t size = 0;

@@ -134,8 +134,8 @@ TEST_CASE("stories260K transcoded by our quantizers dequantizes bit-exactly", "[
   w.resize(w.size() / 256 * 256);
   REQUIRE(w.size() >= 256 * 40);
   std::vector<std::string> jobs;
-  const DType ours[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q4_K,
-                        DType::Q5_K, DType::Q6_K, DType::F16,  DType::BF16};
+  const DType ours[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1,
+                        DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::F16,  DType::BF16};
   std::vector<std::vector<uint8_t>> quantized;
   for (DType dt : ours) {
     const DTypeTraits& t = traits(dt);
@@ -146,9 +146,9 @@ TEST_CASE("stories260K transcoded by our quantizers dequantizes bit-exactly", "[
     jobs.push_back("dequantize " + name + " " + scratch.file(name + ".q").string() + " " +
                    scratch.file(name + ".out").string());
   }
-  // gguf-py's own Q8_0, Q4_0, Q4_1 and BF16 quantizers are ports of ggml's
-  // reference ones, as ours are: the bytes must agree.
-  const DType same_bytes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::BF16};
+  // gguf-py's own Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and BF16 quantizers are ports
+  // of ggml's reference ones, as ours are: the bytes must agree.
+  const DType same_bytes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::BF16};
   test::write_bytes(scratch.file("w.in"), w.data(), w.size() * sizeof(float));
   for (DType dt : same_bytes) {
     const std::string name(traits(dt).name);

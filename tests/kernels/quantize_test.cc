@@ -71,7 +71,7 @@ TEST_CASE("quantize rejects bad input", "[quantize]") {
   std::vector<float> x(256, 1.0f);
   std::vector<uint8_t> out(1024);
   CHECK_THROWS_WITH(quantize(DType::Q4_K, x.data(), out.data(), 100), Catch::Contains("multiple of 256"));
-  CHECK_THROWS_WITH(quantize(DType::Q5_0, x.data(), out.data(), 32), Catch::Contains("no quantizer for Q5_0"));
+  CHECK_THROWS_WITH(quantize(DType::Q2_K, x.data(), out.data(), 256), Catch::Contains("no quantizer for Q2_K"));
   x[7] = std::numeric_limits<float>::quiet_NaN();
   CHECK_THROWS_WITH(quantize(DType::Q8_0, x.data(), out.data(), 256), Catch::Contains("not finite"));
 }

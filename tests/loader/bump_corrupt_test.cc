@@ -99,7 +99,7 @@ const std::vector<Case>& structure_cases() {
       {"metadata bool not 0 or 1", [](auto& x) { x[ext_value(x, "ck.qkv_bias")] = 7; }, "bool value 7 is not 0 or 1"},
       {"dtype table count", set<uint32_t>(0x80, 97), "dtype table count 97, expected 98 slots for 5 layers"},
       {"unknown dtype code", [](auto& x) { x[kCodes + 4] = 99; }, "slot 4 (blk.0.attn_q.weight) has dtype code 99"},
-      {"dtype without a kernel", [](auto& x) { x[kCodes + 4] = 5; }, "has dtype code 5 (Q5_0), expected a native type"},
+      {"unknown dtype code", [](auto& x) { x[kCodes + 4] = 200; }, "has dtype code 200, expected a native type"},
       {"quantized norm", [](auto& x) { x[kCodes + 2] = 8; }, "slot 2 (blk.0.attn_norm.weight) is a vector and must be F32, not Q8_0"},
       {"F32 matrix marked F16", [](auto& x) { x[kCodes + 0] = 2; }, "expected right after the tensors"},
       {"F32 matrix marked Q8_0 (sizes shift)", [](auto& x) { x[kCodes + 4] = 8; }, "expected right after the tensors"},

@@ -69,7 +69,7 @@ def main(out):
     # Per layer: (q, k, v, o, gate, up, down) types.
     layer_types = [
         (T.Q5_1, T.F16, T.BF16, T.Q8_0, T.Q4_1, T.Q5_0, T.Q2_K),
-        (T.Q4_K, T.Q6_K, T.Q3_K, T.Q5_K, T.Q4_K, T.Q6_K, T.F32),
+        (T.Q4_K, T.Q5_0, T.Q3_K, T.Q5_K, T.Q4_K, T.Q6_K, T.F32),
     ]
     for l, (tq, tk, tv, to, tg, tu, td) in enumerate(layer_types):
         b = f"blk.{l}."

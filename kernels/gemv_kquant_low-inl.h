@@ -1,0 +1,90 @@
+// Per-target GEMV kernels of Q2_K and Q3_K, the 2- and 3-bit K-quants.
+// Included by gemv-inl.h between its kernels and its entry points (once per
+// Highway target, inside its toggle guard): they use its helpers (MulAcc,
+// LoadHalf, Q6_KKernel::LaneScales, the int16 tags).
+//
+// Both have Q6_K's layout of 16 sub-blocks of 16: in half h the value at
+// 128h + 32j + l (j < 4, l < 32) is bits 2j, 2j+1 of qs[32h + l] and lies in
+// sub-block 8h + 2j + l/16, so Q6_K's lane scales serve them. The integer
+// scale times q is formed in int16 lanes (|.| <= 15 * 3 and 32 * 4) and
+// summed with the int16 activations over a whole half (128 weights, one
+// activation scale; at most 128 * 128 * 32767 < 2^31 in any int32 lane),
+// then scaled once by d * xscale.
+
+#if defined(CK_KERNELS_GEMV_KQUANT_LOW_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CK_KERNELS_GEMV_KQUANT_LOW_INL_H_
+#undef CK_KERNELS_GEMV_KQUANT_LOW_INL_H_
+#else
+#define CK_KERNELS_GEMV_KQUANT_LOW_INL_H_
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+
+// Q2_K: w = d*(sc & 15)*q - dmin*(sc >> 4), q of 2 bits; the minimum terms
+// multiply the sums of x per 16 (XSums::by16). Q3_K: w = d*sc*(q - 4 + 4
+// hbit), sc = q3_k_scale (-32..31), hbit bit 4h + j of hmask[l]; signed, so
+// no offset term.
+template <class Block>
+struct Q23_KKernel {
+  static constexpr bool kQ3 = std::is_same_v<Block, BlockQ3_K>;
+  static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
+  // The int16 scales of the 16 sub-blocks; Q2_K also adds dmin * m[s] *
+  // (sum of x over s) to `offset`.
+  static HWY_INLINE void Scales(const Block& b, const float* xsum16, int16_t* sc16, float& offset) {
+    for (int s = 0; s < 16; ++s) {
+      if constexpr (kQ3) {
+        sc16[s] = static_cast<int16_t>(q3_k_scale(s, b.scales));
+      } else {
+        sc16[s] = static_cast<int16_t>(b.scales[s] & 0xF);
+      }
+    }
+    if constexpr (!kQ3) {
+      float m = 0.0f;
+      for (int s = 0; s < 16; ++s) m += static_cast<float>(b.scales[s] >> 4) * xsum16[s];
+      offset += LoadHalf(&b.dmin) * m;
+    }
+  }
+  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+    const DF32 df;
+    const D16 d16;
+    const hn::Rebind<uint8_t, D16> du8;
+    const size_t N = hn::Lanes(d16);
+    const auto* b = reinterpret_cast<const Block*>(row);
+    const int16_t* xq = xs.q16;
+    const float* xscale = xs.scale32;
+    const float* xsum16 = xs.by16;
+    const auto three = hn::Set(d16, 3);
+    VF32 acc = hn::Zero(df);
+    float offset = 0.0f;
+    for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xscale += 8) {
+      HWY_ALIGN int16_t sc16[16];
+      Scales(b[k], kQ3 ? nullptr : xsum16 + 16 * k, sc16, offset);
+      const float d = LoadHalf(&b[k].d);
+      for (int h = 0; h < 2; ++h) {
+        V32 sum = hn::Zero(D32());
+        for (size_t l = 0; l < 32; l += N) {
+          const auto qs = hn::PromoteTo(d16, hn::LoadU(du8, b[k].qs + 32 * h + l));
+          [[maybe_unused]] hn::Vec<D16> hm;
+          if constexpr (kQ3) hm = hn::PromoteTo(d16, hn::LoadU(du8, b[k].hmask + l));
+          for (int j = 0; j < 4; ++j) {
+            auto q = hn::And(hn::ShiftRightSame(qs, 2 * j), three);
+            if constexpr (kQ3) {
+              // q - 4 + 4 hbit = q - 4 * (1 - hbit) = q + 4 * hbit - 4.
+              const auto hbit = hn::And(hn::ShiftRightSame(hm, 4 * h + j), hn::Set(d16, 1));
+              q = hn::Sub(hn::Or(q, hn::ShiftLeft<2>(hbit)), hn::Set(d16, 4));
+            }
+            sum = MulAcc(hn::Mul(q, Q6_KKernel::LaneScales(sc16 + 8 * h, j, l)), xq + 128 * h + 32 * j + l, sum);
+          }
+        }
+        acc = hn::MulAdd(hn::ConvertTo(df, sum), hn::Set(df, d * xscale[4 * h]), acc);
+      }
+    }
+    return hn::GetLane(hn::SumOfLanes(df, acc)) - offset;
+  }
+};
+
+}  // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CK_KERNELS_GEMV_KQUANT_LOW_INL_H_
