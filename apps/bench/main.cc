@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
       auto model = ck::Model::load(models[mi], {.bump_dir = bump_dir});
       spdlog::info("loaded {} in {:.2f} s", models[mi],
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      ck::Session session(*model, ck::SessionOptions{.n_ctx = max_ctx, .n_batch = n_batch});
+      // As llama-bench: any depth runs, also past the trained context (a speed
+      // test; the text's quality is not measured).
+      ck::Session session(*model, ck::SessionOptions{.n_ctx = max_ctx, .n_batch = n_batch, .allow_longer_context = true});
       ck::bench::Result base = ck::bench::describe_model(*model, models[mi]);
       base.n_batch = n_batch;
       for (int t : thread_counts) {

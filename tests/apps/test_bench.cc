@@ -112,6 +112,14 @@ TEST_CASE("ck-bench: markdown table and bad arguments", "[bench][app]") {
   }
 }
 
+TEST_CASE("ck-bench runs depths past the trained context, as llama-bench does", "[bench][app]") {
+  const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";  // trained for 2048
+  const auto r = ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-d", "2100", "-r", "1", "-t", "1"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("pp8 @ d2100") != std::string::npos);
+}
+
 TEST_CASE("ck-bench checks every model before printing: bad input leaves stdout empty", "[bench][app][issue13]") {
   const std::string good = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
   for (const char* format : {"json", "csv", "md", "jsonl"}) {
