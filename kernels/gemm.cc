@@ -1,8 +1,6 @@
 // The static half of the prefill GEMM: argument checks, activation
 // quantization, the split of rows over threads and dispatch into the
 // per-target integer kernels of gemm_int8-inl.h.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -45,16 +43,7 @@ int64_t tile_rows(int64_t rows, int64_t cols, int u8_block, int64_t group_rows, 
   return std::min(by_cache, by_threads) * group_rows;
 }
 
-// The activations of one gemm_multi call.
-struct Buffers {
-  std::vector<int8_t> xq;
-  std::vector<float> xscale, xsum16, xsum32, residual;
-  std::vector<uint8_t> has_spikes;
-  std::vector<int64_t> spiky;
-  std::vector<int32_t> starts, tokens;  // residual rows with a spiky block b: tokens[starts[b] .. starts[b+1])
-};
-
-// One matrix of the call: its tiles, its folded offsets, its residual products.
+// One matrix of a gemm_multi call: its tiles, its folded offsets, its residual products.
 struct Product {
   const GemvOutput* out;
   const DTypeTraits* tr;
@@ -63,6 +52,44 @@ struct Product {
   std::vector<float> koff;   // (n + m) x weight blocks: k times the sums per block
   std::vector<float> y_residual;
 };
+
+// The state of one gemm_multi call that the threads share: the quantized
+// activations and the matrices. Activation rows 0..n-1 are the tokens; rows
+// n..n+m-1 the rounding residuals of the spiky blocks of the m tokens that
+// have any (gemv.h, kInt8SpikeRatio), multiplied in a second pass over just
+// those (block, row) pairs and added.
+struct Call {
+  std::vector<int8_t> xq;
+  std::vector<float> xscale, xsum16, xsum32, residual;
+  std::vector<uint8_t> has_spikes;
+  std::vector<int64_t> spiky;
+  std::vector<int32_t> starts, tokens;  // residual rows with a spiky block b: tokens[starts[b] .. starts[b+1])
+  std::vector<Product> products;
+  int64_t n_tiles = 0;
+};
+
+// The matrices of the call that take the integer path, their tiles sized
+// for `threads`, and buffers for n tokens.
+void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t n, int64_t group_rows,
+             int threads) {
+  c.products.clear();
+  c.n_tiles = 0;
+  for (const GemvOutput& o : outputs) {
+    const DTypeTraits& tr = traits(o.dtype);
+    if (tr.decode_u8 == nullptr || o.rows == 0) continue;
+    const int64_t tile = tile_rows(o.rows, cols, tr.u8_block, group_rows, threads);
+    c.products.push_back({&o, &tr, tile, c.n_tiles, HWY_DYNAMIC_DISPATCH(qgemm::FixedOffset)(o.dtype), {}, {}});
+    c.n_tiles += (o.rows + tile - 1) / tile;
+  }
+  const int64_t nb32 = cols / 32;
+  c.xq.resize(static_cast<size_t>(2 * n * cols));
+  c.xscale.resize(static_cast<size_t>(2 * n * nb32));
+  c.xsum16.resize(static_cast<size_t>(2 * n * cols / 16));
+  c.xsum32.resize(c.xscale.size());
+  c.residual.resize(static_cast<size_t>(n * cols));
+  c.has_spikes.resize(static_cast<size_t>(n));
+  c.spiky.clear();
+}
 
 }  // namespace
 
@@ -74,137 +101,115 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
 void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
   if (n == 1) return gemv_multi(outputs, cols, X);
   apply_simd_target_from_env();
-  std::vector<Product> products;
-  int64_t n_tiles = 0, work = 0;
-  const int64_t group_rows = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(qgemm::GroupRows)());
+  int64_t work = 0;
   for (const GemvOutput& o : outputs) {
     check_matrix_args(o.dtype, o.rows, cols, "gemm");
-    const DTypeTraits& tr = traits(o.dtype);
-    if (tr.decode_u8 == nullptr) {
-      gemm_float(o.dtype, o.W, o.rows, cols, X, n, o.y);
-      continue;
-    }
-    if (n <= 0 || o.rows == 0) continue;
-    const int64_t tile = tile_rows(o.rows, cols, tr.u8_block, group_rows, omp_get_max_threads());
-    products.push_back({&o, &tr, tile, n_tiles, HWY_DYNAMIC_DISPATCH(qgemm::FixedOffset)(o.dtype), {}, {}});
-    n_tiles += (o.rows + tile - 1) / tile;
-    work += o.rows * cols * n;
+    work += o.rows * cols * std::max<int64_t>(n, 0);
   }
-  if (products.empty()) return;
+  if (work == 0) return;
+  run_team(threads_for(work), [&](Team& team) { gemm_multi(team, outputs, cols, X, n); });
+}
+
+void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
+  if (n == 1) return gemv_multi(team, outputs, cols, X);
+  if (n <= 0) return;
+  for (const GemvOutput& o : outputs) {
+    if (traits(o.dtype).decode_u8 == nullptr) gemm_float(team, o.dtype, o.W, o.rows, cols, X, n, o.y);
+  }
+  const int64_t group_rows = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(qgemm::GroupRows)());
+  thread_local Call master_call;
+  if (team.master()) prepare(master_call, outputs, cols, n, group_rows, team.size());
+  Call& c = *team.from_master(&master_call);
+  if (c.products.empty()) return;
   const auto quantize_row = HWY_DYNAMIC_DISPATCH(qgemm::QuantizeRowInt8);
   const auto gemm_rows = HWY_DYNAMIC_DISPATCH(qgemm::GemmInt8Rows);
-
-  // Activation rows 0..n-1: the tokens; rows n..n+m-1: the rounding
-  // residuals of the spiky blocks of the m tokens that have any (gemv.h,
-  // kInt8SpikeRatio), multiplied in a second pass over just those (block,
-  // row) pairs and added. Quantized once for every matrix of the call.
-  // (Buffers of the calling thread, reused across calls; the parallel region
-  // below reaches them through these references, not by their names, which
-  // would name each worker's own thread_local copy.)
-  thread_local Buffers buffers;
-  auto& xq = buffers.xq;
-  auto& xscale = buffers.xscale;
-  auto& xsum16 = buffers.xsum16;
-  auto& xsum32 = buffers.xsum32;
-  auto& residual = buffers.residual;
-  auto& has_spikes = buffers.has_spikes;
-  auto& spiky = buffers.spiky;
-  auto& starts = buffers.starts;
-  auto& tokens = buffers.tokens;
   const int64_t nb32 = cols / 32;
-  xq.resize(static_cast<size_t>(2 * n * cols));
-  xscale.resize(static_cast<size_t>(2 * n * nb32));
-  xsum16.resize(static_cast<size_t>(2 * n * cols / 16));
-  xsum32.resize(xscale.size());
-  residual.resize(static_cast<size_t>(n * cols));
-  has_spikes.resize(static_cast<size_t>(n));
-  spiky.clear();
   auto acts = [&](const Product& p, int64_t t) {
     const int64_t nbw = cols / p.tr->u8_block;
-    return qgemm::Int8Activations{xq.data() + t * cols, xscale.data() + t * nb32, xsum16.data() + t * (cols / 16),
-                                  xsum32.data() + t * nb32, p.koff.empty() ? nullptr : p.koff.data() + t * nbw, cols};
+    return qgemm::Int8Activations{c.xq.data() + t * cols,         c.xscale.data() + t * nb32,
+                                  c.xsum16.data() + t * (cols / 16), c.xsum32.data() + t * nb32,
+                                  p.koff.empty() ? nullptr : p.koff.data() + t * nbw, cols};
   };
   auto quantize = [&](const float* x, int64_t t, float* res) {
-    return quantize_row(x, cols, xq.data() + t * cols, xscale.data() + t * nb32, xsum16.data() + t * (cols / 16),
-                        xsum32.data() + t * nb32, res, kInt8SpikeRatio);
+    return quantize_row(x, cols, c.xq.data() + t * cols, c.xscale.data() + t * nb32, c.xsum16.data() + t * (cols / 16),
+                        c.xsum32.data() + t * nb32, res, kInt8SpikeRatio);
   };
 
-  // One parallel region: quantize the tokens, pick the spiky ones, quantize
-  // their residuals and list them by block, multiply the tiles of every
-  // matrix (both passes), add the residual products.
-#pragma omp parallel if (work >= kMinParallelWeights)
-  {
-#pragma omp for schedule(static)
-    for (int64_t t = 0; t < n; ++t) has_spikes[t] = quantize(X + t * cols, t, residual.data() + t * cols);
-#pragma omp single
+  // Quantize the tokens, pick the spiky ones, quantize their residuals and
+  // list them by block, multiply the tiles of every matrix (both passes),
+  // add the residual products.
+  for (auto [t, end] = team.share(n); t < end; ++t) {
+    c.has_spikes[t] = quantize(X + t * cols, t, c.residual.data() + t * cols);
+  }
+  team.barrier();
+  if (team.master()) {
     for (int64_t t = 0; t < n; ++t) {
-      if (has_spikes[t]) spiky.push_back(t);
-    }
-    const int64_t m = static_cast<int64_t>(spiky.size());
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < m; ++i) quantize(residual.data() + spiky[i] * cols, n + i, nullptr);
-#pragma omp single
-    {
-      starts.assign(static_cast<size_t>(nb32 + 1), 0);
-      tokens.clear();
-      for (int64_t b = 0; b < nb32; ++b) {
-        for (int64_t i = 0; i < m; ++i) {
-          if (xscale[static_cast<size_t>((n + i) * nb32 + b)] != 0.0f) tokens.push_back(static_cast<int32_t>(i));
-        }
-        starts[static_cast<size_t>(b + 1)] = static_cast<int32_t>(tokens.size());
-      }
-      for (Product& p : products) {
-        const int64_t y_stride = (p.out->rows + group_rows - 1) / group_rows * group_rows;
-        p.y_residual.assign(static_cast<size_t>(m * y_stride), 0.0f);
-        if (!std::isnan(p.k)) p.koff.resize(static_cast<size_t>((n + m) * (cols / p.tr->u8_block)));
-      }
-    }
-    for (Product& p : products) {
-      if (p.koff.empty()) continue;
-      const int64_t nbw = cols / p.tr->u8_block;  // weight blocks per row
-      const float* sums = p.tr->u8_block == 16 ? xsum16.data() : xsum32.data();
-#pragma omp for schedule(static) nowait
-      for (int64_t t = 0; t < n + m; ++t) {
-        for (int64_t b = 0; b < nbw; ++b) p.koff[static_cast<size_t>(t * nbw + b)] = p.k * sums[t * nbw + b];
-      }
-    }
-#pragma omp barrier
-    thread_local std::vector<uint8_t> tile_u, row_u;
-    thread_local std::vector<float> tile_a, tile_c, row_a, row_c;
-    for (const Product& p : products) {
-      const int64_t nbw = cols / p.tr->u8_block;
-      tile_u.resize(std::max(tile_u.size(), static_cast<size_t>(p.tile * cols)));
-      tile_a.resize(std::max(tile_a.size(), static_cast<size_t>(p.tile * nbw)));
-      tile_c.resize(tile_a.size());
-      row_a.resize(std::max(row_a.size(), static_cast<size_t>(nbw)));
-      row_c.resize(row_a.size());
-    }
-    row_u.resize(static_cast<size_t>(cols));
-    const qgemm::Int8Scratch s{tile_u.data(), tile_a.data(), tile_c.data(), row_u.data(), row_a.data(), row_c.data()};
-    // Tiles of every matrix in one list, handed out dynamically.
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t i = 0; i < n_tiles; ++i) {
-      size_t k = 0;
-      while (k + 1 < products.size() && products[k + 1].first_tile <= i) ++k;
-      Product& p = products[k];
-      const GemvOutput& o = *p.out;
-      const int64_t y_stride = (o.rows + group_rows - 1) / group_rows * group_rows;
-      const qgemm::Int8Residual res{acts(p, n), starts.data(), tokens.data(), p.y_residual.data(), y_stride};
-      const int64_t r0 = (i - p.first_tile) * p.tile;
-      gemm_rows(o.dtype, static_cast<const uint8_t*>(o.W), row_bytes(*p.tr, cols), r0, std::min(o.rows, r0 + p.tile),
-                acts(p, 0), n, o.y, o.rows, m > 0 ? &res : nullptr, s);
-    }
-    for (const Product& p : products) {
-      const int64_t rows = p.out->rows;
-      const int64_t y_stride = (rows + group_rows - 1) / group_rows * group_rows;
-#pragma omp for schedule(static) nowait
-      for (int64_t i = 0; i < m; ++i) {
-        float* y = p.out->y + spiky[i] * rows;
-        const float* yr = p.y_residual.data() + i * y_stride;
-        for (int64_t r = 0; r < rows; ++r) y[r] += yr[r];
-      }
+      if (c.has_spikes[t]) c.spiky.push_back(t);
     }
   }
+  team.barrier();
+  const int64_t m = static_cast<int64_t>(c.spiky.size());
+  for (auto [i, end] = team.share(m); i < end; ++i) quantize(c.residual.data() + c.spiky[i] * cols, n + i, nullptr);
+  team.barrier();
+  if (team.master()) {
+    c.starts.assign(static_cast<size_t>(nb32 + 1), 0);
+    c.tokens.clear();
+    for (int64_t b = 0; b < nb32; ++b) {
+      for (int64_t i = 0; i < m; ++i) {
+        if (c.xscale[static_cast<size_t>((n + i) * nb32 + b)] != 0.0f) c.tokens.push_back(static_cast<int32_t>(i));
+      }
+      c.starts[static_cast<size_t>(b + 1)] = static_cast<int32_t>(c.tokens.size());
+    }
+    for (Product& p : c.products) {
+      const int64_t y_stride = (p.out->rows + group_rows - 1) / group_rows * group_rows;
+      p.y_residual.assign(static_cast<size_t>(m * y_stride), 0.0f);
+      if (!std::isnan(p.k)) p.koff.resize(static_cast<size_t>((n + m) * (cols / p.tr->u8_block)));
+    }
+  }
+  team.barrier();
+  for (Product& p : c.products) {
+    if (p.koff.empty()) continue;
+    const int64_t nbw = cols / p.tr->u8_block;  // weight blocks per row
+    const float* sums = p.tr->u8_block == 16 ? c.xsum16.data() : c.xsum32.data();
+    for (auto [t, end] = team.share(n + m); t < end; ++t) {
+      for (int64_t b = 0; b < nbw; ++b) p.koff[static_cast<size_t>(t * nbw + b)] = p.k * sums[t * nbw + b];
+    }
+  }
+  team.barrier();
+  thread_local std::vector<uint8_t> tile_u, row_u;
+  thread_local std::vector<float> tile_a, tile_c, row_a, row_c;
+  for (const Product& p : c.products) {
+    const int64_t nbw = cols / p.tr->u8_block;
+    tile_u.resize(std::max(tile_u.size(), static_cast<size_t>(p.tile * cols)));
+    tile_a.resize(std::max(tile_a.size(), static_cast<size_t>(p.tile * nbw)));
+    tile_c.resize(tile_a.size());
+    row_a.resize(std::max(row_a.size(), static_cast<size_t>(nbw)));
+    row_c.resize(row_a.size());
+  }
+  row_u.resize(static_cast<size_t>(cols));
+  const qgemm::Int8Scratch s{tile_u.data(), tile_a.data(), tile_c.data(), row_u.data(), row_a.data(), row_c.data()};
+  // Tiles of every matrix in one list, handed out dynamically.
+  team.for_dynamic(c.n_tiles, [&](int64_t i) {
+    size_t k = 0;
+    while (k + 1 < c.products.size() && c.products[k + 1].first_tile <= i) ++k;
+    Product& p = c.products[k];
+    const GemvOutput& o = *p.out;
+    const int64_t y_stride = (o.rows + group_rows - 1) / group_rows * group_rows;
+    const qgemm::Int8Residual res{acts(p, n), c.starts.data(), c.tokens.data(), p.y_residual.data(), y_stride};
+    const int64_t r0 = (i - p.first_tile) * p.tile;
+    gemm_rows(o.dtype, static_cast<const uint8_t*>(o.W), row_bytes(*p.tr, cols), r0, std::min(o.rows, r0 + p.tile),
+              acts(p, 0), n, o.y, o.rows, m > 0 ? &res : nullptr, s);
+  });
+  for (const Product& p : c.products) {
+    const int64_t rows = p.out->rows;
+    const int64_t y_stride = (rows + group_rows - 1) / group_rows * group_rows;
+    for (auto [i, end] = team.share(m); i < end; ++i) {
+      float* y = p.out->y + c.spiky[i] * rows;
+      const float* yr = p.y_residual.data() + i * y_stride;
+      for (int64_t r = 0; r < rows; ++r) y[r] += yr[r];
+    }
+  }
+  team.barrier();
 }
 
 }  // namespace ck

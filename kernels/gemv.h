@@ -10,6 +10,7 @@
 #include <span>
 
 #include "kernels/dtype.h"
+#include "kernels/team.h"
 
 namespace ck {
 
@@ -26,7 +27,14 @@ inline constexpr int64_t kInt16ActivationGroup = 128;
 inline constexpr float kInt8SpikeRatio = 16.0f;
 
 // y[r] = dot(row r of W, x) for r < rows. Row r starts at
-// W + r * row_bytes(traits(dt), cols). Rows are split over the OpenMP threads.
+// W + r * row_bytes(traits(dt), cols). Rows are split over the threads.
+//
+// Each product comes in two forms: the one without a Team checks its
+// arguments and runs on a team of its own (omp_get_max_threads() threads,
+// or the caller alone for a small product); the one with a Team is called
+// by every thread of a running team (forward.cc), takes arguments already
+// checked (at model load), and returns after a barrier, the results
+// complete.
 void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, float* y);
 
 // One matrix of a gemv_multi call, y[r] = dot(row r of W, x), or of a
@@ -42,6 +50,7 @@ struct GemvOutput {
 // dtypes and row counts) in one parallel region: each thread takes its share
 // of every matrix, so the work is balanced by bytes whatever the mix.
 void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x);
+void gemv_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* x);
 
 // Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n (prefill). Each
 // tile of rows is decoded once and used for all n activations. F32, F16 and
@@ -55,5 +64,6 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
 // parallel region: X is quantized once for all of them and the tiles of
 // every matrix are handed out from one list.
 void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
+void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
 
 }  // namespace ck

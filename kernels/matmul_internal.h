@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "kernels/dtype.h"
+#include "kernels/team.h"
 
 namespace ck {
 
@@ -14,8 +15,12 @@ void check_matrix_args(DType dt, int64_t rows, int64_t cols, const char* fn);
 // waking the team costs more than the work (stories260K-sized matrices).
 inline constexpr int64_t kMinParallelWeights = 1 << 15;
 
+// The team size of a standalone product of `work` multiply-adds.
+int threads_for(int64_t work);
+
 // The GEMM of F32, F16 and BF16 weights (fp32 arithmetic on decoded tiles);
 // the quantized dtypes go through the integer GEMM of gemm.cc.
-void gemm_float(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y);
+// Called by every thread of the team; ends with a barrier.
+void gemm_float(Team& team, DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y);
 
 }  // namespace ck

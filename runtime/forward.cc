@@ -10,33 +10,40 @@
 #include "kernels/dtype.h"
 #include "kernels/gemv.h"
 #include "kernels/ops.h"
+#include "kernels/simd_target.h"
+#include "kernels/team.h"
 #include "runtime/session.h"
 
 namespace ck {
 namespace {
 
-// Y (n, W.rows) = X (n, W.cols) @ W^T
-void matmul(const TensorView& W, const float* X, int n, float* Y) {
-  if (n == 1) {
-    gemv(W.dtype, W.data, W.rows, W.cols, X, Y);
-  } else {
-    gemm(W.dtype, W.data, W.rows, W.cols, X, n, Y);
-  }
+// fn(t) for this thread's share of the n tokens, then a barrier: the
+// per-token elementwise work (norms, RoPE, activations, residual adds). In
+// decode the master does it while the others wait.
+template <class Fn>
+void for_tokens(Team& team, int n, Fn&& fn) {
+  for (auto [t, end] = team.share(n); t < end; ++t) fn(static_cast<int>(t));
+  team.barrier();
 }
 
-// q, k, v = xb @ Wq, Wk, Wv, in one parallel region (and for a batch with xb
-// quantized once).
-void project_qkv(const LayerView& L, const float* xb, int n, float* q, float* k, float* v) {
+// Y (n, W.rows) = X (n, W.cols) @ W^T
+void matmul(Team& team, const TensorView& W, const float* X, int n, float* Y) {
+  const GemvOutput out{W.dtype, W.data, W.rows, Y};
+  gemm_multi(team, {&out, 1}, W.cols, X, n);
+}
+
+// q, k, v = xb @ Wq, Wk, Wv, in one pass over the threads (and for a batch
+// with xb quantized once).
+void project_qkv(Team& team, const LayerView& L, const float* xb, int n, float* q, float* k, float* v) {
   const GemvOutput outs[] = {{L.wq.dtype, L.wq.data, L.wq.rows, q},
                              {L.wk.dtype, L.wk.data, L.wk.rows, k},
                              {L.wv.dtype, L.wv.data, L.wv.rows, v}};
-  gemm_multi(outs, L.wq.cols, xb, n);
+  gemm_multi(team, outs, L.wq.cols, xb, n);
 }
 
-void add_bias(const TensorView& b, float* Y, int n) {
-  if (b.empty()) return;
-  const int64_t len = b.rows * b.cols;
-  for (int t = 0; t < n; ++t) add(Y + t * len, b.f32(), len);
+// y (len) += bias, when the architecture has one.
+void add_bias(const TensorView& b, float* y) {
+  if (!b.empty()) add(y, b.f32(), b.rows * b.cols);
 }
 
 // x (dim) = row `token` of the embedding, dequantized, times `scale`.
@@ -55,19 +62,16 @@ void rmsnorm_rows(const TensorView& weight, float* x, int64_t n, int width, floa
   for (int64_t r = 0; r < n; ++r) rmsnorm(x + r * width, x + r * width, weight.f32(), width, eps);
 }
 
-constexpr int64_t kMinParallelAttention = 1 << 16;  // multiply-adds of q.K plus scores.V, halved
-
 // Multi-head attention of the n new tokens (queries in s.q, their keys and
 // values already in the cache) over positions 0 .. pos + t, causal; on a
 // local layer only over the last c.sliding_window of them. One work
 // item is a block of up to kMaxAttendTokens tokens and the query heads of
 // one KV head (at most kMaxAttendHeads of them), so each key and value is
 // read once per block from memory and reused from cache by all its rows.
-void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
+void attention(Team& team, const ModelConfig& c, RunState& s, int layer, int n, int pos) {
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const int hd = c.head_dim;
   const int window = c.is_local(layer) ? c.sliding_window : 0;
-  const int threads = std::min(omp_get_max_threads(), s.n_scratch);
   // Tokens and heads per item: as many as fit, halved while there would be
   // too few items to keep the threads busy (decode of a model with few KV
   // heads; short batches).
@@ -75,74 +79,79 @@ void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
   auto items_for = [&](int tok, int ch) {
     return ((n + tok - 1) / tok) * c.n_kv_heads * ((group + ch - 1) / ch);
   };
-  while (span > 1 && items_for(span, chunk) < 2 * threads) span = (span + 1) / 2;
-  while (chunk > 1 && items_for(span, chunk) < 2 * threads) chunk = (chunk + 1) / 2;
-  const int blocks = (n + span - 1) / span, chunks = (group + chunk - 1) / chunk;
-  const int items = blocks * c.n_kv_heads * chunks;
+  while (span > 1 && items_for(span, chunk) < 2 * team.size()) span = (span + 1) / 2;
+  while (chunk > 1 && items_for(span, chunk) < 2 * team.size()) chunk = (chunk + 1) / 2;
+  const int chunks = (group + chunk - 1) / chunk;
   const int64_t scratch_floats = attend_scratch_floats(s.n_ctx, hd);
-  // Waking the team costs more than a few heads over a short context.
-  const bool parallel = int64_t{n} * c.n_heads * (pos + n) * hd >= kMinParallelAttention;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
-  for (int i = 0; i < items; ++i) {
-    const int block = i / (c.n_kv_heads * chunks), kv_head = i / chunks % c.n_kv_heads, part = i % chunks;
+  float* scratch = s.attend_scratch.get() + static_cast<size_t>(team.thread()) * scratch_floats;
+  team.for_dynamic(items_for(span, chunk), [&](int64_t i) {
+    const int block = static_cast<int>(i / (c.n_kv_heads * chunks));
+    const int kv_head = static_cast<int>(i / chunks % c.n_kv_heads), part = static_cast<int>(i % chunks);
     const int t0 = block * span, h0 = kv_head * group + part * chunk;
     const size_t at = static_cast<size_t>(t0) * c.q_dim() + static_cast<size_t>(h0) * hd;
-    float* scratch = s.attend_scratch.get() + static_cast<size_t>(omp_get_thread_num()) * scratch_floats;
     attend_tokens(s.q.get() + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, n - t0),
                   s.key_cache.get() + s.key_block(c, layer, kv_head), s.key_stride,
                   s.value_cache.get() + s.value_block(c, layer, kv_head), hd, pos + t0 + 1, window, c.attn_scale,
                   scratch, s.att_out.get() + at, c.q_dim());
-  }
+  });
 }
 
-}  // namespace
-
-void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n, int pos,
-             float* all_logits, const std::function<bool()>& stop) {
+// The forward pass, run by every thread of the team: matrix products and
+// attention split over the threads, the per-token work over tokens. Sets
+// `stopped` (and returns early on every thread) when `stop` says so.
+void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n,
+                  int pos, float* all_logits, const std::function<bool()>& stop, bool& stopped) {
   const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), ffn = c.ffn_dim;
   float* x = s.x.get();
 
-  for (int t = 0; t < n; ++t) embed(w.token_embd, tokens[t], c.embed_scale, x + t * dim);
+  for_tokens(team, n, [&](int t) { embed(w.token_embd, tokens[t], c.embed_scale, x + t * dim); });
 
   for (int l = 0; l < c.n_layers; ++l) {
-    // Between layers: a long prefill batch (seconds) stops within one layer's time.
-    if (stop && stop()) throw EvalStopped();
+    // Between layers: a long prefill batch (seconds) stops within one
+    // layer's time. The master asks; the barrier of the next for_tokens
+    // tells the others.
     const LayerView& L = w.layers[l];
 
     // attention: xb = rmsnorm(x); q, k, v = xb @ Wq, Wk, Wv (+ biases);
     // per-head RMSNorm of q and k (qwen3, gemma3); RoPE on q and k (local
-    // layers: their own table)
-    for (int t = 0; t < n; ++t) rmsnorm(s.xb.get() + t * dim, x + t * dim, L.attn_norm.f32(), dim, c.rms_eps);
-    project_qkv(L, s.xb.get(), n, s.q.get(), s.k.get(), s.v.get());
-    add_bias(L.bq, s.q.get(), n);
-    add_bias(L.bk, s.k.get(), n);
-    add_bias(L.bv, s.v.get(), n);
-    rmsnorm_rows(L.q_norm, s.q.get(), int64_t{n} * c.n_heads, c.head_dim, c.rms_eps);
-    rmsnorm_rows(L.k_norm, s.k.get(), int64_t{n} * c.n_kv_heads, c.head_dim, c.rms_eps);
+    // layers: their own table); k and v appended to the cache
+    if (team.master() && stop && stop()) stopped = true;
+    for_tokens(team, n, [&](int t) { rmsnorm(s.xb.get() + t * dim, x + t * dim, L.attn_norm.f32(), dim, c.rms_eps); });
+    if (stopped) return;
+    project_qkv(team, L, s.xb.get(), n, s.q.get(), s.k.get(), s.v.get());
     const RopeTable& rope_table = c.is_local(l) ? *s.rope_local : *s.rope;
-    for (int t = 0; t < n; ++t) {
-      rope(s.q.get() + t * q_dim, c.n_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
-      rope(s.k.get() + t * kv_dim, c.n_kv_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
-      for (int h = 0; h < c.n_kv_heads; ++h) {  // append to the cache: a value row, a key column
-        const float* key = s.k.get() + t * kv_dim + h * c.head_dim;
+    for_tokens(team, n, [&](int t) {
+      float* q = s.q.get() + t * q_dim;
+      float* k = s.k.get() + t * kv_dim;
+      add_bias(L.bq, q);
+      add_bias(L.bk, k);
+      add_bias(L.bv, s.v.get() + t * kv_dim);
+      rmsnorm_rows(L.q_norm, q, c.n_heads, c.head_dim, c.rms_eps);
+      rmsnorm_rows(L.k_norm, k, c.n_kv_heads, c.head_dim, c.rms_eps);
+      rope(q, c.n_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
+      rope(k, c.n_kv_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
+      for (int h = 0; h < c.n_kv_heads; ++h) {  // a key column, a value row
+        const float* key = k + h * c.head_dim;
         float* kt = s.key_cache.get() + s.key_block(c, l, h) + pos + t;
         for (int d = 0; d < c.head_dim; ++d) kt[static_cast<size_t>(d) * s.key_stride] = key[d];
         std::memcpy(s.value_cache.get() + s.value_block(c, l, h) + static_cast<size_t>(pos + t) * c.head_dim,
                     s.v.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
       }
-    }
-    attention(c, s, l, n, pos);
+    });
+    attention(team, c, s, l, n, pos);
 
-    // x += att_out @ Wo (gemma3: rmsnorm'd first)
-    matmul(L.wo, s.att_out.get(), n, s.proj.get());
-    rmsnorm_rows(L.post_attn_norm, s.proj.get(), n, dim, c.rms_eps);
-    add(x, s.proj.get(), static_cast<int64_t>(n) * dim);
+    // x += att_out @ Wo (gemma3: rmsnorm'd first); xb = rmsnorm(x)
+    matmul(team, L.wo, s.att_out.get(), n, s.proj.get());
+    for_tokens(team, n, [&](int t) {
+      rmsnorm_rows(L.post_attn_norm, s.proj.get() + t * dim, 1, dim, c.rms_eps);
+      add(x + t * dim, s.proj.get() + t * dim, dim);
+      rmsnorm(s.xb.get() + t * dim, x + t * dim, L.ffn_norm.f32(), dim, c.rms_eps);
+    });
 
-    // feed-forward: x += (act(xb @ Wgate) * (xb @ Wup)) @ Wdown, xb = rmsnorm(x),
-    // act = silu (SwiGLU) or tanh-GELU (GeGLU, gemma3; which also rmsnorms the result)
-    for (int t = 0; t < n; ++t) rmsnorm(s.xb.get() + t * dim, x + t * dim, L.ffn_norm.f32(), dim, c.rms_eps);
-    matmul(L.w_gate_up, s.xb.get(), n, s.gate_up.get());
-    for (int t = 0; t < n; ++t) {
+    // feed-forward: x += (act(xb @ Wgate) * (xb @ Wup)) @ Wdown, act = silu
+    // (SwiGLU) or tanh-GELU (GeGLU, gemma3; which also rmsnorms the result)
+    matmul(team, L.w_gate_up, s.xb.get(), n, s.gate_up.get());
+    for_tokens(team, n, [&](int t) {
       const float* gate = s.gate_up.get() + static_cast<size_t>(t) * 2 * ffn;
       float* hidden = s.hidden.get() + static_cast<size_t>(t) * ffn;
       if (c.ffn_act == FfnActivation::GeluTanh) {
@@ -150,20 +159,43 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
       } else {
         silu_mul(hidden, gate, gate + ffn, ffn);
       }
-    }
-    matmul(L.w_down, s.hidden.get(), n, s.proj.get());
-    rmsnorm_rows(L.post_ffn_norm, s.proj.get(), n, dim, c.rms_eps);
-    add(x, s.proj.get(), static_cast<int64_t>(n) * dim);
+    });
+    matmul(team, L.w_down, s.hidden.get(), n, s.proj.get());
+    for_tokens(team, n, [&](int t) {
+      rmsnorm_rows(L.post_ffn_norm, s.proj.get() + t * dim, 1, dim, c.rms_eps);
+      add(x + t * dim, s.proj.get() + t * dim, dim);
+    });
   }
 
   // logits = rmsnorm(x) @ Wout, for the last token or for all of them
   if (all_logits != nullptr) {
-    for (int t = 0; t < n; ++t) rmsnorm(s.xb.get() + t * dim, x + t * dim, w.output_norm.f32(), dim, c.rms_eps);
-    matmul(w.output, s.xb.get(), n, all_logits);
+    for_tokens(team, n, [&](int t) {
+      rmsnorm(s.xb.get() + t * dim, x + t * dim, w.output_norm.f32(), dim, c.rms_eps);
+    });
+    matmul(team, w.output, s.xb.get(), n, all_logits);
   } else {
-    rmsnorm(s.xb.get(), x + (n - 1) * dim, w.output_norm.f32(), dim, c.rms_eps);
-    matmul(w.output, s.xb.get(), 1, s.logits.get());
+    if (team.master()) rmsnorm(s.xb.get(), x + (n - 1) * dim, w.output_norm.f32(), dim, c.rms_eps);
+    team.barrier();
+    matmul(team, w.output, s.xb.get(), 1, s.logits.get());
   }
+}
+
+// Below this many multiply-adds per layer a forward pass runs on the
+// calling thread alone: the barriers would cost more than the work
+// (stories260K decode).
+constexpr int64_t kMinParallelLayer = 1 << 17;
+
+}  // namespace
+
+void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n, int pos,
+             float* all_logits, const std::function<bool()>& stop) {
+  apply_simd_target_from_env();
+  const int64_t layer_work =
+      int64_t{n} * c.dim * (2 * c.q_dim() + 2 * c.kv_dim() + 3 * int64_t{c.ffn_dim});
+  const int threads = layer_work >= kMinParallelLayer ? std::min(omp_get_max_threads(), s.n_scratch) : 1;
+  bool stopped = false;
+  run_team(threads, [&](Team& team) { forward_pass(team, c, w, s, tokens, n, pos, all_logits, stop, stopped); });
+  if (stopped) throw EvalStopped();
 }
 
 }  // namespace ck

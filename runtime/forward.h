@@ -15,9 +15,10 @@ namespace ck {
 // the matrix-matrix path that reads each weight once per batch (prefill).
 // Writes the logits of the last token to s.logits, or of every token to
 // all_logits (n x vocab) when it is not null. Allocates nothing. `stop`, when
-// set, is asked before each layer; true throws EvalStopped (session.h) and
-// leaves the cache rows of these positions partly written (the Session does
-// not count them).
+// set, is asked before each layer, on the calling thread, and must not
+// throw; true throws EvalStopped (session.h) and leaves the cache rows of
+// these positions partly written (the Session does not count them). The
+// threads: one team (kernels/team.h) for the whole pass.
 void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n, int pos,
              float* all_logits, const std::function<bool()>& stop = {});
 

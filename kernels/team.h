@@ -1,0 +1,86 @@
+// A team of threads that stays together over many operations (a whole
+// forward pass), and the barrier its threads meet at between operations.
+//
+// Why not one OpenMP parallel region per operation: decode of a small model
+// runs about 150 of them per token, 10-50 us each. libgomp's idle threads
+// either spin at the region's end (GOMP_SPINCOUNT pauses: on a busy machine
+// a spinning thread burns the core the thread it waits for needs, and decode
+// collapsed) or, passive, sleep in the kernel, and waking a sleeping vCPU
+// costs tens of microseconds per region: SmolLM2 decode ran at a third of its
+// speed (docs/threading.md). A Team is one OpenMP region per forward pass;
+// its barrier spins briefly (the usual wait between two operations), then
+// sleeps.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace ck {
+
+class Team {
+ public:
+  int thread() const { return thread_; }
+  int size() const { return size_; }
+  bool master() const { return thread_ == 0; }
+
+  // Returns once every thread of the team has called it; what each thread
+  // wrote before it is visible to all after it.
+  void barrier();
+
+  // Items [begin, end) of n that this thread takes in a static split.
+  std::pair<int64_t, int64_t> share(int64_t n) const { return {n * thread_ / size_, n * (thread_ + 1) / size_}; }
+
+  // fn(i) for every i < n, each item to whichever thread asks first (a
+  // thread slowed by other load takes fewer), then a barrier. Every thread
+  // calls it, the same calls in the same order.
+  template <class Fn>
+  void for_dynamic(int64_t n, Fn&& fn) {
+    std::atomic<int64_t>& next = shared_->next[dynamic_calls_ & 1];
+    // The other counter's last loop ended with a barrier: nobody reads it
+    // until the next call, which starts after this call's barrier.
+    if (master()) shared_->next[(dynamic_calls_ + 1) & 1].store(0, std::memory_order_relaxed);
+    ++dynamic_calls_;
+    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i);
+    barrier();
+  }
+
+  // The master's `value` on every thread (one barrier). Every thread calls it.
+  template <class T>
+  T* from_master(T* value) {
+    void*& slot = shared_->broadcast[broadcast_calls_++ & 1];
+    if (master()) slot = value;
+    barrier();
+    return static_cast<T*>(slot);
+  }
+
+  // What the threads of one team share.
+  struct Shared {
+    alignas(64) std::atomic<int> arrived{0};
+    alignas(64) std::atomic<uint32_t> generation{0};
+    std::atomic<int> sleepers{0};
+    alignas(64) std::atomic<int64_t> next[2] = {0, 0};
+    void* broadcast[2] = {nullptr, nullptr};
+  };
+
+  Team(Shared& shared, int thread, int size) : shared_(&shared), thread_(thread), size_(size) {}
+
+ private:
+  Shared* shared_;
+  int thread_, size_;
+  uint32_t dynamic_calls_ = 0, broadcast_calls_ = 0;
+};
+
+// Runs body(team) on each of `threads` threads (an OpenMP parallel region;
+// 1, or a call from inside a parallel region: the calling thread alone).
+// Nothing may throw out of body: a thread that left early would leave the
+// others waiting at a barrier (std::terminate is called instead).
+void run_team(int threads, void (*body)(void* context, Team& team), void* context);
+
+template <class Body>
+void run_team(int threads, Body&& body) {
+  using B = std::remove_reference_t<Body>;
+  run_team(threads, [](void* context, Team& team) { (*static_cast<B*>(context))(team); }, &body);
+}
+
+}  // namespace ck

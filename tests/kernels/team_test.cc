@@ -1,0 +1,111 @@
+// The team that runs a forward pass (kernels/team.h): its barrier orders
+// memory, its dynamic loops hand out every item exactly once, call after
+// call, and a thread that sleeps at a barrier is woken.
+#include "kernels/team.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace ck {
+namespace {
+
+int team_threads() { return std::max(2, std::min(4, omp_get_num_procs())); }
+
+TEST_CASE("team barrier: every thread sees what every other wrote before it, round after round", "[team]") {
+  const int threads = team_threads();
+  constexpr int kRounds = 2000;
+  std::vector<int> slots(static_cast<size_t>(threads), -1);
+  std::atomic<int> mismatches{0}, size_seen{0};
+  run_team(threads, [&](Team& team) {
+    if (team.master()) size_seen = team.size();
+    for (int round = 0; round < kRounds; ++round) {
+      slots[static_cast<size_t>(team.thread())] = round;
+      team.barrier();
+      for (int v : slots) {
+        if (v != round) ++mismatches;
+      }
+      team.barrier();
+    }
+  });
+  CHECK(size_seen == threads);
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("team for_dynamic: each item once, over consecutive loops of different lengths", "[team]") {
+  const int threads = team_threads();
+  const std::vector<int64_t> lengths = {0, 1, 7, 1000, 3, 64, 2, 513, 1, 0, 99};
+  std::vector<std::vector<std::atomic<int>>> hits;
+  for (int64_t n : lengths) hits.emplace_back(static_cast<size_t>(n));
+  run_team(threads, [&](Team& team) {
+    for (size_t loop = 0; loop < lengths.size(); ++loop) {
+      team.for_dynamic(lengths[loop], [&](int64_t i) { ++hits[loop][static_cast<size_t>(i)]; });
+    }
+  });
+  for (size_t loop = 0; loop < lengths.size(); ++loop) {
+    for (size_t i = 0; i < hits[loop].size(); ++i) {
+      INFO("loop " << loop << " item " << i);
+      CHECK(hits[loop][i] == 1);
+    }
+  }
+}
+
+TEST_CASE("team share: the static split covers 0..n once, in order", "[team]") {
+  const int threads = team_threads();
+  for (int64_t n : {0, 1, 5, 100}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    run_team(threads, [&](Team& team) {
+      for (auto [i, end] = team.share(n); i < end; ++i) ++hits[static_cast<size_t>(i)];
+    });
+    for (auto& h : hits) CHECK(h == 1);
+  }
+}
+
+TEST_CASE("team from_master: every thread gets the master's pointer, call after call", "[team]") {
+  const int threads = team_threads();
+  int values[50];
+  std::atomic<int> wrong{0};
+  run_team(threads, [&](Team& team) {
+    for (int i = 0; i < 50; ++i) {
+      int* p = team.from_master(team.master() ? &values[i] : nullptr);
+      if (p != &values[i]) ++wrong;
+    }
+  });
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("team barrier: threads that slept through a long wait wake up", "[team]") {
+  // The master arrives long after the others' spin (microseconds) ran out,
+  // so they are asleep in the kernel and must be woken, every round.
+  const int threads = team_threads();
+  std::atomic<int> passed{0};
+  run_team(threads, [&](Team& team) {
+    for (int round = 0; round < 5; ++round) {
+      if (team.master()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      team.barrier();
+      ++passed;
+    }
+  });
+  CHECK(passed == 5 * threads);
+}
+
+TEST_CASE("team of one: no region, the caller runs the body", "[team]") {
+  const auto caller = std::this_thread::get_id();
+  bool same_thread = false;
+  int size = 0;
+  run_team(1, [&](Team& team) {
+    same_thread = std::this_thread::get_id() == caller;
+    size = team.size();
+    team.barrier();
+    team.for_dynamic(3, [](int64_t) {});
+  });
+  CHECK(same_thread);
+  CHECK(size == 1);
+}
+
+}  // namespace
+}  // namespace ck
