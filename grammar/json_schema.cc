@@ -12,6 +12,7 @@
 
 #include "grammar/gbnf_text.h"
 #include "grammar/int_range.h"
+#include "grammar/parser.h"
 #include "grammar/regex_pattern.h"
 #include "grammar/schema_keywords.h"
 #include "grammar/schema_merge.h"
@@ -77,12 +78,14 @@ bool constrains(const Json& schema, std::initializer_list<const char*> besides) 
   return false;
 }
 
-// A count keyword (minItems, maxLength, ...): a non-negative integer.
+// A count keyword (minItems, maxLength, ...): a non-negative integer, at
+// most the grammar's repetition limit.
 std::optional<int> count(const Json& schema, const char* key) {
   if (!schema.contains(key)) return std::nullopt;
   const Json& v = schema[key];
-  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 100000) {
-    fail(std::string("'") + key + "' must be an integer from 0 to 100000, got " + v.dump());
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000) {
+    fail(std::string("'") + key + "' must be an integer from 0 to 1000 (the grammar's repetition limit), got " +
+         v.dump());
   }
   return v.get<int>();
 }
@@ -497,11 +500,20 @@ std::string json_schema_to_gbnf(std::string_view text) {
   } catch (const Json::exception& e) {  // a syntax error, or a number out of range (1e6660)
     fail(std::string("not valid JSON: ") + e.what());
   }
+  std::string gbnf;
   try {
-    return Converter(schema).convert();
+    gbnf = Converter(schema).convert();
   } catch (const Json::exception& e) {  // a keyword with a value of the wrong type
     fail(e.what());
   }
+  // What the grammar parser would refuse is refused here, as the schema's
+  // fault: a $ref that reaches itself before any character (left recursion).
+  try {
+    parse_grammar(gbnf);
+  } catch (const GrammarError& e) {
+    fail(std::string("its grammar cannot be used: ") + e.what());
+  }
+  return gbnf;
 }
 
 }  // namespace ck::grammar
