@@ -61,8 +61,7 @@ void check_params(const SamplerParams& p, int n_vocab) {
   if (!(p.xtc_threshold >= 0.0f && p.xtc_threshold <= 1.0f)) {
     fail("XTC threshold must be in [0, 1], got " + std::to_string(p.xtc_threshold));
   }
-  if (p.mirostat == 1) fail("mirostat 1 is not implemented; --mirostat 2 is");
-  if (p.mirostat != 0 && p.mirostat != 2) fail("mirostat must be 0 (off) or 2, got " + std::to_string(p.mirostat));
+  if (p.mirostat < 0 || p.mirostat > 2) fail("mirostat must be 0 (off), 1 or 2, got " + std::to_string(p.mirostat));
   if (!(p.mirostat_tau >= 0.0f) || !finite(p.mirostat_tau)) fail("mirostat entropy must be >= 0");
   if (!(p.mirostat_eta >= 0.0f) || !finite(p.mirostat_eta)) fail("mirostat learning rate must be >= 0");
   for (const LogitBias& b : p.logit_bias) {
@@ -139,7 +138,8 @@ Sampler::Sampler(const SamplerParams& params, int n_vocab, const TokenText& toke
       rng_(seed_),
       keep_recent_(std::max(window_size(params.repeat_last_n),
                             sampling::dry_off(params.dry) ? 0 : window_size(params.dry.penalty_last_n))),
-      mirostat_(params.mirostat_tau, params.mirostat_eta) {
+      mirostat1_(params.mirostat_tau, params.mirostat_eta, n_vocab),
+      mirostat2_(params.mirostat_tau, params.mirostat_eta) {
   check_params(params, n_vocab);
   if (!sampling::dry_off(params.dry)) dry_.emplace(params.dry, n_vocab, token_text);
 }
@@ -149,7 +149,8 @@ uint64_t Sampler::seed() const { return seed_; }
 void Sampler::reset() {
   recent_.clear();
   rng_.seed(seed_);
-  mirostat_.reset();
+  mirostat1_.reset();
+  mirostat2_.reset();
   if (constraint_ != nullptr) constraint_->reset();
 }
 
@@ -211,10 +212,10 @@ int32_t Sampler::run_chain() {
   Candidates& c = candidates_;
   if (c.empty()) throw std::runtime_error("sampler: the logit bias leaves no token to sample");
   const bool greedy = params_.temp <= 0.0f;
-  if (params_.mirostat == 2) {
+  if (params_.mirostat != 0) {
     if (greedy) return c[most_likely(c)].id;
     temperature(c, params_.temp);
-    return mirostat_.sample(c, draw());
+    return params_.mirostat == 1 ? mirostat1_.sample(c, draw()) : mirostat2_.sample(c, draw());
   }
   for (SamplerStage stage : params_.order) {
     switch (stage) {

@@ -1,6 +1,6 @@
 // Token sampling, as llama.cpp's sampler chain: logit bias, then the stages
 // in order (by default penalties, DRY, top-k, typical-p, top-p, min-p, XTC,
-// temperature), then a draw; or mirostat 2.0 in place of the stages. An
+// temperature), then a draw; or mirostat (1 or 2) in place of the stages. An
 // optional constraint (a grammar) is checked on the drawn token, and only
 // when it refuses it are all tokens filtered and the chain run again.
 #pragma once
@@ -42,7 +42,7 @@ struct SamplerParams {
   sampling::DryParams dry;         // multiplier 0 = off
   float xtc_probability = 0.0f;    // 0 = off
   float xtc_threshold = 0.1f;      // > 0.5 = off
-  int mirostat = 0;                // 0 = off, 2 = mirostat 2.0 (1 is refused)
+  int mirostat = 0;                // 0 = off, 1 = mirostat, 2 = mirostat 2.0
   float mirostat_tau = 5.0f;       // target surprise (--mirostat-ent)
   float mirostat_eta = 0.1f;       // learning rate (--mirostat-lr)
   std::vector<LogitBias> logit_bias;
@@ -111,7 +111,8 @@ class Sampler {
   std::vector<int32_t> recent_;  // the text, oldest first, trimmed to what the windows need
   size_t keep_recent_;           // the longest window (SIZE_MAX: all the text)
   std::optional<sampling::DryPenalty> dry_;
-  sampling::MirostatV2 mirostat_;
+  sampling::MirostatV1 mirostat1_;
+  sampling::MirostatV2 mirostat2_;
   TokenConstraint* constraint_ = nullptr;
   sampling::Candidates candidates_;
 };

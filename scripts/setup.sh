@@ -20,10 +20,10 @@ if ((${#missing[@]})); then
 fi
 
 PY=${PYTHON:-python3}
-if ! "$PY" -c "import gguf, numpy, matplotlib" 2>/dev/null; then
-  echo "setup: installing Python packages (gguf, numpy, matplotlib)"
-  "$PY" -m pip install -q --disable-pip-version-check gguf==0.19.0 numpy matplotlib 2>/dev/null \
-    || "$PY" -m pip install -q --disable-pip-version-check --break-system-packages gguf==0.19.0 numpy matplotlib
+if ! "$PY" -c "import gguf, numpy, matplotlib, jsonschema" 2>/dev/null; then
+  echo "setup: installing Python packages (gguf, numpy, matplotlib, jsonschema)"
+  "$PY" -m pip install -q --disable-pip-version-check gguf==0.19.0 numpy matplotlib jsonschema 2>/dev/null \
+    || "$PY" -m pip install -q --disable-pip-version-check --break-system-packages gguf==0.19.0 numpy matplotlib jsonschema
 fi
 
 BUILD_DIR=${BUILD_DIR:-build}

@@ -54,8 +54,8 @@ void add_sampling_flags(CLI::App& app, SamplingOptions& o) {
                  "XTC: the tokens at least this likely are excluded, except the least likely of them; > 0.5 = off")
       ->capture_default_str();
   app.add_option("--mirostat", p.mirostat,
-                 "Mirostat: 0 = off, 2 = mirostat 2.0 (replaces top-k, top-p, min-p, typical-p, XTC and the "
-                 "penalties, as in llama.cpp); 1 is not implemented")
+                 "Mirostat: 0 = off, 1 = mirostat, 2 = mirostat 2.0 (either replaces top-k, top-p, min-p, "
+                 "typical-p, XTC and the penalties, as in llama.cpp)")
       ->capture_default_str();
   app.add_option("--mirostat-lr", p.mirostat_eta, "Mirostat learning rate (eta)")->capture_default_str();
   app.add_option("--mirostat-ent", p.mirostat_tau, "Mirostat target entropy (tau)")->capture_default_str();

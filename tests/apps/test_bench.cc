@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -11,6 +13,7 @@
 #include "apps/bench/printers.h"
 #include "apps/bench/result.h"
 #include "apps/bench/runner.h"
+#include "app_test_support.h"
 #include "subprocess.h"
 
 using namespace ck::bench;
@@ -139,9 +142,11 @@ TEST_CASE("ck-bench JSON and CSV carry the real commit and no \"null\" text", "[
       ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-r", "1", "-t", "1", "-o", "json"});
   REQUIRE(json.exit_code == 0);
   const auto results = nlohmann::json::parse(json.out);
-  const std::string commit = results[0]["build_commit"];
-  INFO(commit);
-  REQUIRE(std::regex_match(commit, std::regex("[0-9a-f]{7,}")));
+  const std::string built = results[0]["build_commit"];
+  INFO(built);
+  std::smatch parts;
+  REQUIRE(std::regex_match(built, parts, std::regex("([0-9a-f]{7,})(-dirty)?")));
+  const std::string commit = parts[1];
   // A commit of this repository.
   CHECK(std::system(("git -C " + std::string(CK_SOURCE_DIR) + " cat-file -e " + commit + "^{commit}").c_str()) == 0);
 
@@ -149,7 +154,7 @@ TEST_CASE("ck-bench JSON and CSV carry the real commit and no \"null\" text", "[
       ck::test::run_app({"ck-bench", "-m", model, "-p", "8", "-n", "2", "-r", "1", "-t", "1", "-o", "csv"});
   REQUIRE(csv.exit_code == 0);
   CHECK(csv.out.find("null") == std::string::npos);
-  CHECK(csv.out.find("\"" + commit + "\"") != std::string::npos);
+  CHECK(csv.out.find("\"" + built + "\"") != std::string::npos);
   // Every row has as many fields as the header (commas inside quotes are text).
   std::istringstream lines(csv.out);
   std::string header, row;
@@ -175,4 +180,36 @@ TEST_CASE("ck-bench accepts llama-bench's GPU and cache flags with a note", "[be
   CHECK(r.err.find("ck-bench: note: -ngl 99 ignored") != std::string::npos);
   CHECK(r.err.find("ck-bench: note: -fa 0,1 ignored") != std::string::npos);
   CHECK(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["n_prompt"] == 8);
+}
+
+TEST_CASE("the build commit says -dirty when tracked files differ from it", "[bench][app][issue13]") {
+  namespace fs = std::filesystem;
+  const fs::path repo = ck::test::temp_path("version_repo");
+  fs::remove_all(repo);
+  fs::create_directories(repo);
+  const std::string git = "git -C " + repo.string() + " -c user.name=t -c user.email=t@t ";
+  auto sh = [](const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()); };
+  REQUIRE(sh(git + "init -q") == 0);
+  std::ofstream(repo / "a.txt") << "one\n";
+  REQUIRE(sh(git + "add a.txt") == 0);
+  REQUIRE(sh(git + "commit -q -m one") == 0);
+  const fs::path header = repo / "out" / "ck_version.h";
+  auto built_commit = [&] {
+    REQUIRE(sh(std::string(CK_CMAKE_COMMAND) + " -DSOURCE_DIR=" + repo.string() + " -DOUTPUT=" + header.string() +
+               " -DPROJECT_VERSION=1.2.3 -P " + CK_SOURCE_DIR + "/apps/common/write_version.cmake") == 0);
+    std::ifstream in(header);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::smatch m;
+    REQUIRE(std::regex_search(text, m, std::regex("CK_BUILD_COMMIT \"([^\"]*)\"")));
+    return m[1].str();
+  };
+  const std::string clean = built_commit();
+  CHECK(std::regex_match(clean, std::regex("[0-9a-f]{7}")));
+  std::ofstream(repo / "untracked.txt") << "x\n";  // untracked files are not the commit's: still clean
+  CHECK(built_commit() == clean);
+  std::ofstream(repo / "a.txt") << "two\n";
+  CHECK(built_commit() == clean + "-dirty");
+  std::ofstream(repo / "a.txt") << "one\n";  // the same text again, a newer file time
+  CHECK(built_commit() == clean);
+  fs::remove_all(repo);
 }

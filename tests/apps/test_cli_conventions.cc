@@ -24,7 +24,7 @@ TEST_CASE("every app prints its version and commit with --version", "[cli][issue
     const auto r = run_app({app, "--version"});
     INFO(app << ": " << r.out << r.err);
     CHECK(r.exit_code == 0);
-    const std::regex version(std::string("^") + app + R"( \d+\.\d+\.\d+ \(commit ([0-9a-f]{7,}|unknown)\))");
+    const std::regex version(std::string("^") + app + R"( \d+\.\d+\.\d+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\))");
     CHECK(std::regex_search(r.out, version));
   }
 }

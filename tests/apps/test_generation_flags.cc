@@ -100,11 +100,15 @@ TEST_CASE("ck-run takes llama.cpp's sampler flags", "[ck-run][flags][issue13]") 
                           "--mirostat", "2", "--mirostat-lr", "0.2", "--mirostat-ent", "3", "--sampling-seq", "kt"});
   INFO(m.err);
   CHECK(m.exit_code == 0);
+  const auto m1 = run_app({"ck-run", "-m", stories_model(), "-p", "Once upon a time", "-n", "16", "-s", "1",
+                           "--mirostat", "1", "--mirostat-lr", "0.2", "--mirostat-ent", "3"});
+  INFO(m1.err);
+  CHECK(m1.exit_code == 0);
   SECTION("what it refuses, naming the flag") {
     const std::pair<std::vector<std::string>, std::string> bad[] = {
         {{"--samplers", "top_k;magic"}, "--samplers: unknown sampler 'magic'"},
         {{"--sampling-seq", "kq"}, "--sampling-seq: unknown sampler letter 'q'"},
-        {{"--mirostat", "1"}, "mirostat 1 is not implemented"},
+        {{"--mirostat", "3"}, "mirostat must be 0 (off), 1 or 2, got 3"},
         {{"--typical", "0"}, "typical-p must be in (0, 1]"},
         {{"--n-probs", "-1"}, "--n-probs must be >= 0"},
     };

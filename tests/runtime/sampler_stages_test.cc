@@ -107,6 +107,53 @@ TEST_CASE("mirostat 2.0 truncates at mu and moves mu toward tau", "[sampler][iss
   CHECK(m.mu() == Approx(2.0322 - 0.1 * (-std::log2(0.375) - 1.0)).epsilon(1e-4));  // 1.9907
 }
 
+TEST_CASE("mirostat 1.0 keeps the k tokens of its Zipf estimate and moves mu toward tau", "[sampler][issue13]") {
+  // The fit over the pairs (0.5, 0.3), (0.3, 0.15), (0.15, 0.05):
+  // t = ln 2, ln 1.5, ln 4/3; b = ln 5/3, ln 2, ln 3;
+  // s = sum(t b) / sum(t t) = 0.95118 / 0.72762 = 1.30725, e = 0.30725.
+  Candidates c = of(kLogits);
+  c.softmax();
+  // mu 2, N 4: (e 4 / (1 - 4^-e))^(1/s) = (1.2290 / 0.34684)^0.76496 = 2.6320.
+  CHECK(ck::sampling::MirostatV1::zipf_k(c, 100, 2.0, 4) == Approx(2.6320).epsilon(1e-4));
+  // m 2 fits the first pair alone: s = ln(5/3) / ln 2 = 0.73697, e = -0.26303;
+  // (e 4 / (1 - 4^0.26303))^(1/s) = (-1.0521 / -0.43999)^1.35691 = 3.2640.
+  CHECK(ck::sampling::MirostatV1::zipf_k(c, 2, 2.0, 4) == Approx(3.2640).epsilon(1e-4));
+
+  SECTION("tau 1 over 32000 tokens: k 1.209, only the most likely is left; mu rises by eta * tau") {
+    ck::sampling::MirostatV1 m(1.0f, 0.1f, 32000);
+    c = of(kLogits);
+    CHECK(m.sample(c, 0.9) == 0);
+    CHECK(c.size() == 1);
+    CHECK(m.mu() == Approx(2.0 - 0.1 * (0.0 - 1.0)));  // surprise 0: mu 2.1
+  }
+  SECTION("tau 3 over 32000 tokens: mu 6, k 10.08 keeps all four; the draw 0.9 lands on token 2") {
+    ck::sampling::MirostatV1 m(3.0f, 0.1f, 32000);
+    c = of(kLogits);
+    CHECK(m.sample(c, 0.9) == 2);  // cumulative 0.5, 0.8, 0.95
+    CHECK(c.size() == 4);
+    CHECK(m.mu() == Approx(6.0 - 0.1 * (-std::log2(0.15) - 3.0)));  // 6.0263
+  }
+  SECTION("tau 1 over 4 tokens: k 2.63 keeps two, renormalized to 0.625 and 0.375") {
+    ck::sampling::MirostatV1 m(1.0f, 0.1f, 4);
+    c = of(kLogits);
+    CHECK(m.sample(c, 0.7) == 1);
+    REQUIRE(c.size() == 2);
+    CHECK(c[1].p == Approx(0.375));
+    m.reset();
+    CHECK(m.mu() == 2.0f);
+  }
+  SECTION("the sampler runs it after temperature, with the whole vocabulary's size") {
+    auto p = greedy();
+    p.temp = 1.0f;
+    p.mirostat = 1;
+    p.mirostat_tau = 1.0f;
+    std::vector<float> logits = kLogits;
+    logits.resize(32000, -1e30f);  // probability 0: ratios the fit cannot use
+    ck::Sampler s(p, 32000);
+    for (int i = 0; i < 20; ++i) CHECK(s.sample(logits) == 0);  // k 1 whatever the draw
+  }
+}
+
 TEST_CASE("DRY penalizes the token that would repeat a sequence", "[sampler][issue13]") {
   // The text ends in 1 2 3, which came before, followed by 4: a repetition
   // of length 3, so 4 loses 0.8 * 1.75^(3 - 2) = 1.4.
@@ -221,8 +268,8 @@ TEST_CASE("the distribution the token was drawn from, for --n-probs", "[sampler]
 
 TEST_CASE("new sampler parameters out of range are refused by name", "[sampler][issue13]") {
   auto p = greedy();
-  p.mirostat = 1;
-  CHECK_THROWS_WITH(ck::Sampler(p, 4), Catch::Contains("mirostat 1 is not implemented"));
+  p.mirostat = 3;
+  CHECK_THROWS_WITH(ck::Sampler(p, 4), Catch::Contains("mirostat must be 0 (off), 1 or 2, got 3"));
   p = greedy();
   p.typical_p = 0.0f;
   CHECK_THROWS_WITH(ck::Sampler(p, 4), Catch::Contains("typical-p"));
