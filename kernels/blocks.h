@@ -14,6 +14,9 @@ struct BlockQ5_0 { uint16_t d; uint8_t qh[4]; uint8_t qs[kQK / 2]; };
 struct BlockQ5_1 { uint16_t d; uint16_t m; uint8_t qh[4]; uint8_t qs[kQK / 2]; };
 struct BlockQ8_0 { uint16_t d; int8_t qs[kQK]; };
 struct BlockIQ4_NL { uint16_t d; uint8_t qs[kQK / 2]; };
+// IQ4_XS: 8 sub-blocks of 32 with 6-bit scales (low nibbles in scales_l,
+// top two bits in scales_h), IQ4_NL's nibble layout within each.
+struct BlockIQ4_XS { uint16_t d; uint16_t scales_h; uint8_t scales_l[kQK_K / 64]; uint8_t qs[kQK_K / 2]; };
 struct BlockQ2_K { uint8_t scales[kQK_K / 16]; uint8_t qs[kQK_K / 4]; uint16_t d; uint16_t dmin; };
 struct BlockQ3_K { uint8_t hmask[kQK_K / 8]; uint8_t qs[kQK_K / 4]; uint8_t scales[12]; uint16_t d; };
 struct BlockQ4_K { uint16_t d; uint16_t dmin; uint8_t scales[12]; uint8_t qs[kQK_K / 2]; };
@@ -26,6 +29,7 @@ static_assert(sizeof(BlockQ5_0) == 22);
 static_assert(sizeof(BlockQ5_1) == 24);
 static_assert(sizeof(BlockQ8_0) == 34);
 static_assert(sizeof(BlockIQ4_NL) == 18);
+static_assert(sizeof(BlockIQ4_XS) == 136);
 static_assert(sizeof(BlockQ2_K) == 84);
 static_assert(sizeof(BlockQ3_K) == 110);
 static_assert(sizeof(BlockQ4_K) == 144);
@@ -54,6 +58,14 @@ inline void k_scale_min(int j, const uint8_t* scales, uint8_t* sc, uint8_t* m) {
 inline int q3_k_scale(int s, const uint8_t* scales) {
   const int lo = (s < 8 ? scales[s] : scales[s - 8] >> 4) & 0xF;
   const int hi = (scales[8 + s % 4] >> (2 * (s / 4))) & 3;
+  return (lo | hi << 4) - 32;
+}
+
+// The signed scale of sub-block s (0..7) of an IQ4_XS block: the nibble s % 2
+// of scales_l[s / 2] below bits 2s, 2s+1 of scales_h, minus 32.
+inline int iq4_xs_scale(int s, const BlockIQ4_XS& b) {
+  const int lo = (b.scales_l[s / 2] >> (4 * (s % 2))) & 0xF;
+  const int hi = (b.scales_h >> (2 * s)) & 3;
   return (lo | hi << 4) - 32;
 }
 

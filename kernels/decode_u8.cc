@@ -132,15 +132,33 @@ void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
 }
 
 // IQ4_NL: Q4_0's nibble layout, w = d * kIQ4Values[nibble]; as Q8_0, u =
-// value + 128.
+// value + 128. IQ4_XS: eight such blocks per super-block, a = d * scale.
+namespace {
+void codebook_u8(const uint8_t* qs, uint8_t* u) {
+  for (int j = 0; j < kQK / 2; ++j) {
+    u[j] = static_cast<uint8_t>(kIQ4Values[qs[j] & 0xF] + 128);
+    u[j + kQK / 2] = static_cast<uint8_t>(kIQ4Values[qs[j] >> 4] + 128);
+  }
+}
+}  // namespace
+
 void decode_u8_iq4_nl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   const auto* b = static_cast<const BlockIQ4_NL*>(blocks);
   for (int64_t k = 0; k < n / kQK; ++k, u += kQK) {
     a[k] = fp16_to_fp32(b[k].d);
     c[k] = -128.0f * a[k];
-    for (int j = 0; j < kQK / 2; ++j) {
-      u[j] = static_cast<uint8_t>(kIQ4Values[b[k].qs[j] & 0xF] + 128);
-      u[j + kQK / 2] = static_cast<uint8_t>(kIQ4Values[b[k].qs[j] >> 4] + 128);
+    codebook_u8(b[k].qs, u);
+  }
+}
+
+void decode_u8_iq4_xs(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  const auto* b = static_cast<const BlockIQ4_XS*>(blocks);
+  for (int64_t k = 0; k < n / kQK_K; ++k) {
+    const float d = fp16_to_fp32(b[k].d);
+    for (int s = 0; s < kQK_K / kQK; ++s, u += kQK, ++a, ++c) {
+      *a = d * static_cast<float>(iq4_xs_scale(s, b[k]));
+      *c = -128.0f * *a;
+      codebook_u8(b[k].qs + s * kQK / 2, u);
     }
   }
 }

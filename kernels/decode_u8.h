@@ -3,8 +3,8 @@
 // This is the weight form of the integer GEMM (kernels/gemm_int8-inl.h):
 // sum w*x = a * sum(u * xq) * xs + c * (sum of the rounded x), so one
 // unsigned-by-signed byte dot product (vpdpbusd, pmaddubsw) serves every
-// dtype. u <= 63 for every dtype but Q8_0 and IQ4_NL, whose u = q + 128 (c
-// = -128 a; q the signed byte or codebook value).
+// dtype. u <= 63 for every dtype but Q8_0, IQ4_NL and IQ4_XS, whose u = q +
+// 128 (c = -128 a; q the signed byte or codebook value).
 #pragma once
 #include <cstdint>
 
@@ -19,6 +19,7 @@ void decode_u8_q5_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
 void decode_u8_q5_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_iq4_nl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_iq4_xs(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q2_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q3_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);

@@ -1,5 +1,6 @@
-// Reference dequantizers of the 32-weight block types (IQ4_NL's nibble
-// indexes kIQ4Values). In every one the low
+// Reference dequantizers of the 32-weight block types and of IQ4_XS, whose
+// super-block is eight of them with 6-bit scales (IQ4_NL's and IQ4_XS's
+// nibbles index kIQ4Values). In every 32 weights the low
 // nibbles of qs[0..15] are weights 0..15 and the high nibbles weights 16..31;
 // the 5-bit types take bit i of the little-endian u32 qh as bit 4 of weight i.
 #include <cstring>
@@ -76,6 +77,19 @@ void dequantize_iq4_nl(const void* src, float* out, int64_t n) {
   for (int64_t k = 0; k < n / kQK; ++k, out += kQK) {
     const float d = fp16_to_fp32(b[k].d);
     for (int i = 0; i < kQK; ++i) out[i] = d * static_cast<float>(kIQ4Values[nibble(b[k].qs, i)]);
+  }
+}
+
+// gguf-py's order: dl = d * scale first, then dl * value.
+void dequantize_iq4_xs(const void* src, float* out, int64_t n) {
+  const auto* b = static_cast<const BlockIQ4_XS*>(src);
+  for (int64_t k = 0; k < n / kQK_K; ++k) {
+    const float d = fp16_to_fp32(b[k].d);
+    for (int s = 0; s < kQK_K / kQK; ++s, out += kQK) {
+      const float dl = d * static_cast<float>(iq4_xs_scale(s, b[k]));
+      const uint8_t* qs = b[k].qs + s * kQK / 2;
+      for (int i = 0; i < kQK; ++i) out[i] = dl * static_cast<float>(kIQ4Values[nibble(qs, i)]);
+    }
   }
 }
 

@@ -17,6 +17,7 @@ void dequantize_q5_0(const void* src, float* out, int64_t n);
 void dequantize_q5_1(const void* src, float* out, int64_t n);
 void dequantize_q8_0(const void* src, float* out, int64_t n);
 void dequantize_iq4_nl(const void* src, float* out, int64_t n);
+void dequantize_iq4_xs(const void* src, float* out, int64_t n);
 
 void dequantize_q2_k(const void* src, float* out, int64_t n);
 void dequantize_q3_k(const void* src, float* out, int64_t n);

@@ -26,6 +26,7 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::Q3_K, G::Q3_K, "Q3_K", 256, 110, ref::dequantize_q3_k, true, 16, 7, decode_u8_q3_k, -4.0f, false},
     {DType::Q5_K, G::Q5_K, "Q5_K", 256, 176, ref::dequantize_q5_k, true, 32, 31, decode_u8_q5_k, kFree, false},
     {DType::IQ4_NL, G::IQ4_NL, "IQ4_NL", 32, 18, ref::dequantize_iq4_nl, true, 32, 241, decode_u8_iq4_nl, -128.0f, true},
+    {DType::IQ4_XS, G::IQ4_XS, "IQ4_XS", 256, 136, ref::dequantize_iq4_xs, true, 32, 241, decode_u8_iq4_xs, -128.0f, true},
 }};
 
 constexpr bool table_is_indexed_by_code() {

@@ -19,14 +19,14 @@ enum class DType : uint8_t {
   F32 = 0, BF16 = 1, F16 = 2,
   Q4_0 = 3, Q4_1 = 4, Q5_0 = 5,
   Q4_K = 6, Q6_K = 7,
-  Q8_0 = 8, Q5_1 = 9, Q2_K = 10, Q3_K = 11, Q5_K = 12, IQ4_NL = 13,
+  Q8_0 = 8, Q5_1 = 9, Q2_K = 10, Q3_K = 11, Q5_K = 12, IQ4_NL = 13, IQ4_XS = 14,
 };
-inline constexpr int kDTypeCount = 14;
+inline constexpr int kDTypeCount = 15;
 
 // ggml's type ids (GGUF tensor infos).
 enum class GgmlType : uint32_t {
   F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q8_1 = 9,
-  Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15, IQ4_NL = 20, BF16 = 30,
+  Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15, IQ4_NL = 20, IQ4_XS = 23, BF16 = 30,
 };
 
 // Reference dequantization of n values (n a multiple of block_size).
@@ -48,10 +48,10 @@ struct DTypeTraits {
   int u8_max;
   DecodeU8Fn decode_u8;
   // k where c = k * a in every block (Q4_0's -8, Q5_0's -16, Q6_K's -32,
-  // Q8_0's and IQ4_NL's -128), which lets the GEMM fold the c term into its x sums; NaN
+  // Q8_0's and IQ4_NL's / IQ4_XS's -128), which lets the GEMM fold the c term into its x sums; NaN
   // where c is free (a minimum: Q4_1, Q5_1, Q4_K, Q5_K).
   float u8_offset;
-  // u - 128 is the weight's signed q (Q8_0; IQ4_NL's codebook value): the
+  // u - 128 is the weight's signed q (Q8_0; IQ4_NL's and IQ4_XS's codebook value): the
   // pmaddubsw targets keep q signed and move the sign onto x instead of
   // adding 128 (u8_max 255 would leave no room for int16 sums).
   bool u8_signed;

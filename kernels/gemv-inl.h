@@ -4,7 +4,7 @@
 // gemm_int8-inl.h.
 //
 // Weights are widened in registers, never written out. The block-quantized
-// dtypes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) multiply them as int16 with the
+// dtypes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS) multiply them as int16 with the
 // activations rounded to int16 per 128 values (the measured decision in
 // docs/kernels.md): exact int32 sums per block or half block, scaled once in
 // fp32. F32/F16/BF16 multiply in fp32. Float vectors are capped at 16 lanes so
@@ -499,6 +499,7 @@ struct Q6_KKernel {
 HWY_AFTER_NAMESPACE();
 
 #include "kernels/gemv_kquant_low-inl.h"  // Q2_K, Q3_K
+#include "kernels/gemv_iq4_xs-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
@@ -592,7 +593,8 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
   ENTRY(Q4_1, LegacyKernel<BlockQ4_1>) ENTRY(Q5_0, LegacyKernel<BlockQ5_0>) ENTRY(Q5_1, LegacyKernel<BlockQ5_1>) \
   ENTRY(IQ4_NL, LegacyKernel<BlockIQ4_NL>) \
   ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)   \
-  ENTRY(Q6_K, Q6_KKernel) ENTRY(Q2_K, Q23_KKernel<BlockQ2_K>) ENTRY(Q3_K, Q23_KKernel<BlockQ3_K>)
+  ENTRY(Q6_K, Q6_KKernel) ENTRY(Q2_K, Q23_KKernel<BlockQ2_K>) ENTRY(Q3_K, Q23_KKernel<BlockQ3_K>) \
+  ENTRY(IQ4_XS, IQ4_XSKernel)
 
 #define CK_DEFINE_GEMV_ENTRY_POINT(name, K)                                                            \
   void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \

@@ -39,7 +39,7 @@ Copies make_copies(ck::DType dt, int64_t rows, int64_t cols, size_t cycle_bytes)
   try {
     ck::quantize(dt, w.data(), c.bytes.data(), rows * cols);
   } catch (const std::runtime_error&) {
-    // No quantizer for this dtype (Q2_K, Q3_K, IQ4_NL): random bytes, since
+    // No quantizer for this dtype (Q2_K, Q3_K, IQ4_NL, IQ4_XS): random bytes, since
     // the integer kernels take the same time whatever the values.
     for (size_t i = 0; i < c.matrix_bytes; ++i) c.bytes[i] = static_cast<uint8_t>(rng());
   }
@@ -78,6 +78,7 @@ BENCHMARK_CAPTURE(BM_gemv, Q5_1, ck::DType::Q5_1, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q3_K, ck::DType::Q3_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q2_K, ck::DType::Q2_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, IQ4_NL, ck::DType::IQ4_NL, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, IQ4_XS, ck::DType::IQ4_XS, kCycleBytes)->Apply(Shapes);
 
 // The compute ceiling: a 2048x1024 matrix read again and again from cache,
 // one thread.
@@ -95,6 +96,7 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1, ck::DType::Q5_1, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q3_K, ck::DType::Q3_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q2_K, ck::DType::Q2_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_IQ4_NL, ck::DType::IQ4_NL, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_IQ4_XS, ck::DType::IQ4_XS, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_F16, ck::DType::F16, kHotBytes)->Apply(Hot);
 
 // Prefill: n activations against one matrix (weights from cache: compute

@@ -1,7 +1,8 @@
 #include "apps/perplexity/kld_file.h"
 
+#include "apps/perplexity/binary_io.h"
+
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -10,8 +11,6 @@
 
 namespace ck::app {
 namespace {
-
-static_assert(std::endian::native == std::endian::little, "the KLD base file is written in host order");
 
 constexpr char kMagic[8] = {'C', 'K', 'K', 'L', 'D', '0', '0', '1'};
 constexpr uint64_t kHeaderBytes = sizeof kMagic + 4 * sizeof(uint32_t);
@@ -23,20 +22,15 @@ uint64_t expected_size(const KldHeader& h) {
          uint64_t{h.n_chunk} * h.n_scored() * row_bytes(h);
 }
 
-template <class T>
-void put(std::ofstream& out, const T* data, size_t n) {
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n * sizeof(T)));
-}
+}  // namespace
 
-template <class T>
-void get(std::ifstream& in, T* data, size_t n, const std::filesystem::path& path, const char* what) {
-  const auto offset = static_cast<long long>(in.tellg());
-  if (!in.read(reinterpret_cast<char*>(data), static_cast<std::streamsize>(n * sizeof(T)))) {
-    throw std::runtime_error(path.string() + ": truncated at offset " + std::to_string(offset) + " reading " + what);
+void check_token_ids(std::span<const int32_t> tokens, uint32_t n_vocab, const std::filesystem::path& path) {
+  for (int32_t t : tokens) {
+    if (t < 0 || static_cast<uint32_t>(t) >= n_vocab) {
+      throw std::runtime_error(path.string() + ": token id " + std::to_string(t) + " outside the vocabulary");
+    }
   }
 }
-
-}  // namespace
 
 BaseRow summarize_logits(std::span<const float> logits, int32_t target, int top_k) {
   if (target < 0 || static_cast<size_t>(target) >= logits.size()) {
@@ -99,7 +93,7 @@ KldBaseReader::KldBaseReader(const std::filesystem::path& path) : path_(path), i
   char magic[8];
   get(in_, magic, sizeof magic, path, "the magic");
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
-    throw std::runtime_error(path.string() + ": not a ck-perplexity KL-divergence base file (magic is not CKKLD001)");
+    throw std::runtime_error(path.string() + ": not a KL-divergence base file (its magic is neither llama.cpp's _logits_ nor ck's CKKLD001)");
   }
   uint32_t fields[4];
   get(in_, fields, 4, path, "the header");
@@ -117,11 +111,7 @@ KldBaseReader::KldBaseReader(const std::filesystem::path& path) : path_(path), i
   }
   tokens_.resize(uint64_t{header_.n_ctx} * header_.n_chunk);
   get(in_, tokens_.data(), tokens_.size(), path, "the tokens");
-  for (int32_t t : tokens_) {
-    if (t < 0 || static_cast<uint32_t>(t) >= header_.n_vocab) {
-      throw std::runtime_error(path.string() + ": token id " + std::to_string(t) + " outside the vocabulary");
-    }
-  }
+  check_token_ids(tokens_, header_.n_vocab, path);
 }
 
 void KldBaseReader::next(BaseRow& row) {

@@ -36,9 +36,12 @@ struct BaseRow {
 BaseRow summarize_logits(std::span<const float> logits, int32_t target, int top_k);
 
 struct KldHeader {
-  uint32_t n_ctx = 0, n_vocab = 0, n_chunk = 0, top_k = 0;
+  uint32_t n_ctx = 0, n_vocab = 0, n_chunk = 0, top_k = 0;  // top_k 0: llama.cpp's file (llama_kld_file.h)
   uint32_t n_scored() const { return n_ctx - 1 - n_ctx / 2; }
 };
+
+// Throws naming the file unless every token id is below n_vocab.
+void check_token_ids(std::span<const int32_t> tokens, uint32_t n_vocab, const std::filesystem::path& path);
 
 class KldBaseWriter {
  public:

@@ -56,6 +56,7 @@ PositionKld compare_position(std::span<const float> logits, const BaseRow& base,
   r.kld = kld;
   r.nll = lse - logits[target];
   r.nll_base = -static_cast<double>(base.logp_target);
+  r.p_diff = std::exp(-r.nll) - std::exp(-r.nll_base);
   r.same_top = !base.ids.empty() && argmax(logits) == base.ids[0];
   return r;
 }
@@ -65,7 +66,7 @@ void KldStats::add(const PositionKld& p) {
   nll_base_.add(p.nll_base);
   sum_nll_nll_base_ += p.nll * p.nll_base;
   kld_.add(p.kld);
-  const double p_diff = std::exp(-p.nll) - std::exp(-p.nll_base);
+  const double p_diff = p.p_diff;
   sum_p_diff_ += p_diff;
   sum_p_diff2_ += p_diff * p_diff;
   sum_p_diff4_ += p_diff * p_diff * p_diff * p_diff;

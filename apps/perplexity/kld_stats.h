@@ -10,17 +10,13 @@
 
 #include "apps/perplexity/kld_file.h"
 #include "apps/perplexity/nll.h"
+#include "apps/perplexity/position_kld.h"
 
 namespace ck::app {
 
 // One position compared: `logits` of the model under test against the
-// reference row. KLD(base || model) over the top-k bins plus the rest.
-struct PositionKld {
-  double kld;
-  double nll;       // -log q(target)
-  double nll_base;  // -log p(target)
-  bool same_top;
-};
+// reference row of ck's top-k file. KLD(base || model) over the top-k bins
+// plus the rest.
 PositionKld compare_position(std::span<const float> logits, const BaseRow& base, int32_t target);
 
 class KldStats {

@@ -1,6 +1,6 @@
 // ck-perplexity: perplexity of a model over a text file (WikiText-2) by
 // llama-perplexity's method, and the KL divergence of one model against
-// another's saved predictions. Method and file format: chunks.h, kld_file.h.
+// another's saved predictions. Method and file formats: chunks.h, kld_base.h.
 #include <unistd.h>
 
 #include <chrono>
@@ -16,7 +16,7 @@
 #include "apps/common/text_file.h"
 #include "apps/common/thread_count.h"
 #include "apps/perplexity/chunks.h"
-#include "apps/perplexity/kld_file.h"
+#include "apps/perplexity/kld_base.h"
 #include "apps/perplexity/kld_stats.h"
 #include "apps/perplexity/nll.h"
 #include "runtime/model.h"
@@ -34,7 +34,7 @@ struct Options {
   int threads = 0;
   std::string kld_base;
   bool kld = false;
-  int kld_top_k = 32;
+  int kld_top_k = 0;  // 0: llama.cpp's file format
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -84,10 +84,10 @@ int run_perplexity(ck::Model& model, const Options& o, const std::string& text) 
   std::fprintf(stderr, "ck-perplexity: %d chunks of %d tokens, scoring %d per chunk, batch %d, BOS %s\n", plan.n_chunk,
                plan.n_ctx, plan.n_scored(), std::min(o.n_batch, plan.n_ctx), bos >= 0 ? "replaces each chunk's first token" : "not used");
 
-  std::unique_ptr<ck::app::KldBaseWriter> base;
+  std::unique_ptr<ck::app::ReferenceWriter> base;
   if (!o.kld_base.empty()) {
     const size_t used = static_cast<size_t>(plan.n_chunk) * plan.n_ctx;
-    base = std::make_unique<ck::app::KldBaseWriter>(
+    base = ck::app::create_reference(
         o.kld_base,
         ck::app::KldHeader{uint32_t(plan.n_ctx), uint32_t(tok.n_vocab()), uint32_t(plan.n_chunk), uint32_t(o.kld_top_k)},
         std::span<const int32_t>(tokens).first(used));
@@ -99,7 +99,7 @@ int run_perplexity(ck::Model& model, const Options& o, const std::string& text) 
   ck::app::evaluate_chunks(session, tokens, plan, bos, tok.n_vocab(), [&](const ck::app::ScoredChunk& c) {
     for (int r = 0; r < plan.n_scored(); ++r) {
       stats.add(ck::app::token_nll(c.row(r), c.targets[r]));
-      if (base) base->add(ck::app::summarize_logits(c.row(r), c.targets[r], o.kld_top_k));
+      if (base) base->add(c.row(r), c.targets[r]);
     }
     if (c.index == 0) {
       const double per = seconds_since(t0);
@@ -121,15 +121,15 @@ int run_perplexity(ck::Model& model, const Options& o, const std::string& text) 
 }
 
 int run_kl_divergence(ck::Model& model, const Options& o) {
-  ck::app::KldBaseReader base(o.kld_base);
-  const ck::app::KldHeader& h = base.header();
+  const std::unique_ptr<ck::app::ReferenceReader> base = ck::app::open_reference(o.kld_base);
+  const ck::app::KldHeader& h = base->header();
   const auto& tok = model.tokenizer();
   if (h.n_vocab != static_cast<uint32_t>(tok.n_vocab())) {
     throw std::runtime_error(o.kld_base + ": saved with a vocabulary of " + std::to_string(h.n_vocab) +
                              " tokens, this model has " + std::to_string(tok.n_vocab()));
   }
   const int32_t bos = tok.add_bos() ? tok.bos() : -1;
-  ck::app::ChunkPlan plan = ck::app::plan_chunks(base.tokens().size(), static_cast<int>(h.n_ctx), o.n_chunks);
+  ck::app::ChunkPlan plan = ck::app::plan_chunks(base->tokens().size(), static_cast<int>(h.n_ctx), o.n_chunks);
   if (o.n_ctx != static_cast<int>(h.n_ctx)) {
     std::fprintf(stderr, "ck-perplexity: using the reference's context of %u tokens (not -c %d)\n", h.n_ctx, o.n_ctx);
   }
@@ -138,15 +138,13 @@ int run_kl_divergence(ck::Model& model, const Options& o) {
                                                 .allow_longer_context = true});
 
   ck::app::KldStats stats;
-  ck::app::BaseRow row;
   ck::app::ProgressBar bar("kl-divergence", plan.n_chunk);
   std::printf("\n");
   ck::app::KldStats::print_chunk_header(stdout);
   const auto t0 = std::chrono::steady_clock::now();
-  ck::app::evaluate_chunks(session, base.tokens(), plan, bos, tok.n_vocab(), [&](const ck::app::ScoredChunk& c) {
+  ck::app::evaluate_chunks(session, base->tokens(), plan, bos, tok.n_vocab(), [&](const ck::app::ScoredChunk& c) {
     for (int r = 0; r < plan.n_scored(); ++r) {
-      base.next(row);
-      stats.add(ck::app::compare_position(c.row(r), row, c.targets[r]));
+      stats.add(base->compare_next(c.row(r), c.targets[r]));
     }
     bar.clear();
     stats.print_chunk_line(stdout, c.index + 1);
@@ -156,8 +154,8 @@ int run_kl_divergence(ck::Model& model, const Options& o) {
   bar.clear();
   std::printf("\n");
   stats.print_report(stdout);
-  std::fprintf(stderr, "ck-perplexity: %d chunks compared in %.2f s (reference top-%u)\n", plan.n_chunk,
-               seconds_since(t0), h.top_k);
+  std::fprintf(stderr, "ck-perplexity: %d chunks compared in %.2f s (reference: %s)\n", plan.n_chunk,
+               seconds_since(t0), ck::app::describe_reference(h).c_str());
   return 0;
 }
 
@@ -182,8 +180,10 @@ int main(int argc, char** argv) {
   app.add_option("--kl-divergence-base,--save-all-logits", o.kld_base,
                  "Reference file: written by a perplexity run, read with --kl-divergence");
   app.add_flag("--kl-divergence", o.kld, "Compare the model against --kl-divergence-base (no -f needed)");
-  app.add_option("--kl-top-k", o.kld_top_k, "Top tokens saved per position in the reference file")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--kl-top-k", o.kld_top_k,
+                 "Save only the N most probable tokens per position (ck's own compact file, a lower bound of the "
+                 "KL divergence) instead of llama.cpp's file with the whole distribution")
+      ->check(CLI::Range(1, 1 << 20));
   return ck::app::run_app(app, argc, argv, ck::app::llama_common_flags(), [&] {
     if (o.kld && o.kld_base.empty()) throw std::runtime_error("--kl-divergence needs --kl-divergence-base FILE");
     if (!o.kld && o.text_file.empty()) throw std::runtime_error("no text to evaluate: give -f FILE");

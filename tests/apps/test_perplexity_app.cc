@@ -2,10 +2,13 @@
 // output for the same model, file and settings.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "subprocess.h"
 
@@ -46,9 +49,14 @@ TEST_CASE("ck-perplexity: -b and -t change the speed, not the result", "[perplex
 }
 
 TEST_CASE("ck-perplexity: a model compared with itself has no divergence", "[perplexity][kld][app]") {
+  // Both files: llama.cpp's (the default) and ck's top-k.
+  const std::string top_k = GENERATE(std::string(), std::string("32"));
+  INFO("--kl-top-k " << top_k);
   const auto base = ck::test::temp_path("ck_test_self.kld");
-  const auto w = run_app({"ck-perplexity", "-m", kModel, "-f", kWiki, "-c", "128", "--chunks", "4",
-                          "--kl-divergence-base", base});
+  std::vector<std::string> args = {"ck-perplexity", "-m", kModel, "-f", kWiki, "-c", "128", "--chunks", "4",
+                                   "--kl-divergence-base", base};
+  if (!top_k.empty()) args.insert(args.end(), {"--kl-top-k", top_k});
+  const auto w = run_app(args);
   INFO(w.err);
   REQUIRE(w.exit_code == 0);
   const auto r = run_app({"ck-perplexity", "-m", kModel, "--kl-divergence-base", base, "--kl-divergence"});
@@ -86,6 +94,86 @@ TEST_CASE("ck-perplexity: bad input is a clear error, exit 1", "[perplexity][app
   SECTION("a base file that is not one") {
     const auto r = run_app({"ck-perplexity", "-m", kModel, "--kl-divergence", "--kl-divergence-base", kWiki});
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("not a ck-perplexity KL-divergence base file") != std::string::npos);
+    CHECK(r.err.find("not a KL-divergence base file") != std::string::npos);
   }
+}
+
+// llama.cpp's own KL-divergence base file (scripts/make-kld-golden:
+// llama-perplexity on stories260K F32, -c 64 --chunks 4, F32 KV cache, no
+// flash attention) and what llama-perplexity --kl-divergence prints reading
+// it with the same model and settings. With them llama.cpp's logits and ck's
+// agree to ~1e-5 (llama.cpp's flash attention alone moves PPL by 0.07 %).
+namespace {
+
+const std::string kLlamaBase = std::string(CK_SOURCE_DIR) + "/tests/apps/golden/stories260K_llama.kld";
+
+double stat(const std::string& out, const std::string& name) {
+  std::smatch m;
+  INFO("statistic " << name);
+  REQUIRE(std::regex_search(out, m, std::regex(name + R"(\s*:\s+([-0-9.]+))")));
+  return std::stod(m[1]);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("ck-perplexity reads llama-perplexity's KL-divergence base file as llama-perplexity does",
+          "[perplexity][kld][app]") {
+  const std::string llama = read_file(std::string(CK_SOURCE_DIR) + "/tests/apps/golden/stories260K_llama_kld.txt");
+  const auto r = run_app({"ck-perplexity", "-m", kModel, "--kl-divergence-base", kLlamaBase, "--kl-divergence",
+                          "-t", "1"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("\n   4 ") != std::string::npos);
+  CHECK(r.out.find("\n   5 ") == std::string::npos);
+  // The reference's side comes from the file alone: the same digits.
+  CHECK(stat(r.out, R"(Mean PPL\(base\))") == stat(llama, R"(Mean PPL\(base\))"));
+  // ck's logits against llama.cpp's: PPL to 1e-6 (72.988994 / 72.989015 when
+  // written), the KLD statistics (at the noise of the file's 16-bit
+  // encoding: mean -0.000001, max 0.000039 / 0.000040) to their last digits.
+  CHECK(stat(r.out, R"(Mean PPL\(Q\))") == Approx(stat(llama, R"(Mean PPL\(Q\))")).epsilon(2e-6));
+  CHECK(stat(r.out, "Mean    KLD") == Approx(stat(llama, "Mean    KLD")).margin(1.5e-6));
+  CHECK(stat(r.out, "Maximum KLD") == Approx(stat(llama, "Maximum KLD")).margin(3e-6));
+  CHECK(stat(r.out, "Same top p") == stat(llama, "Same top p"));
+}
+
+TEST_CASE("ck-perplexity writes llama-perplexity's KL-divergence base file", "[perplexity][kld][app]") {
+  const auto base = ck::test::temp_path("ck_test_llama_format.kld");
+  const auto w = run_app({"ck-perplexity", "-m", kModel, "-f", kWiki, "-c", "64", "--chunks", "4", "-t", "1",
+                          "--kl-divergence-base", base});
+  INFO(w.err);
+  REQUIRE(w.exit_code == 0);
+  const std::string ours = read_file(base), theirs = read_file(kLlamaBase);
+  std::filesystem::remove(base);
+  REQUIRE(ours.size() == theirs.size());
+  // Magic, n_ctx, n_vocab, n_chunk and the 256 tokens: the same bytes.
+  const size_t head = 8 + 12 + 256 * 4;
+  CHECK(ours.compare(0, head, theirs, 0, head) == 0);
+  // Every row: the same log-probabilities to one step of the encoding (16 /
+  // 65535 here): the logits agree to far less than a step, so rounding moves
+  // a value by one step at most.
+  const size_t nv = 512 + 4, rows = (ours.size() - head) / (2 * nv);
+  REQUIRE(rows == 4 * 31);
+  double worst = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    const char* a = ours.data() + head + r * 2 * nv;
+    const char* b = theirs.data() + head + r * 2 * nv;
+    float sa, ma, sb, mb;
+    std::memcpy(&sa, a, 4);
+    std::memcpy(&ma, a + 4, 4);
+    std::memcpy(&sb, b, 4);
+    std::memcpy(&mb, b + 4, 4);
+    for (size_t i = 0; i < 512; ++i) {
+      uint16_t qa, qb;
+      std::memcpy(&qa, a + 8 + 2 * i, 2);
+      std::memcpy(&qb, b + 8 + 2 * i, 2);
+      worst = std::max(worst, static_cast<double>(std::abs((sa * qa + ma) - (sb * qb + mb))));
+    }
+  }
+  CHECK(worst < 1.5 * 16.0 / 65535);
 }

@@ -43,7 +43,7 @@ struct Matrix {
 // The dtypes that ck cannot quantize (kernels/quantize.h): their test
 // matrices are random bytes (every quant and sub-block scale equally
 // likely) with fp16 scales of about 0.01.
-constexpr DType kNoQuantizer[] = {DType::Q2_K, DType::Q3_K, DType::IQ4_NL};
+constexpr DType kNoQuantizer[] = {DType::Q2_K, DType::Q3_K, DType::IQ4_NL, DType::IQ4_XS};
 
 Matrix random_matrix(DType dt, int64_t rows, int64_t cols, std::mt19937& rng) {
   const DTypeTraits& t = traits(dt);
@@ -170,7 +170,7 @@ std::vector<int64_t> row_lengths(DType dt) {
 
 constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                              DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
-                             DType::Q6_K, DType::IQ4_NL};
+                             DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
 
 // Runs `body` once per available SIMD target, forced.
 template <class F>
@@ -254,14 +254,14 @@ TEST_CASE("gemm of spiky activations keeps their precision on every target", "[g
 
 // The integer GEMM adds byte products in int16 as far as the dtype's largest
 // u allows (gemm_int8-inl.h, BlockProducts): weights whose every quant is at
-// its extreme (all bits set; Q8_0's -128, IQ4_NL's -127) times activations at full scale
+// its extreme (all bits set; Q8_0's -128, IQ4_NL's -127, IQ4_XS's -127 at scale -32) times activations at full scale
 // (+-127 after rounding) are the worst case for overflow and saturation.
 TEST_CASE("gemm of extreme quants and full-scale activations does not overflow on any target", "[gemv][gemm]") {
   for (DType dt : kNative) {
     const DTypeTraits& t = traits(dt);
     if (t.decode_u8 == nullptr) continue;
     const int64_t rows = 37, cols = 512;
-    Matrix m{dt, rows, cols, std::vector<uint8_t>(row_bytes(t, cols) * rows, dt == DType::Q8_0 ? 0x80 : dt == DType::IQ4_NL ? 0x00 : 0xFF)};
+    Matrix m{dt, rows, cols, std::vector<uint8_t>(row_bytes(t, cols) * rows, dt == DType::Q8_0 ? 0x80 : dt == DType::IQ4_NL || dt == DType::IQ4_XS ? 0x00 : 0xFF)};
     for (size_t k = 0; k < m.bytes.size() / t.block_bytes; ++k) {
       for (int off : test::half_fields(dt)) {
         const uint16_t one = 0x3C00;

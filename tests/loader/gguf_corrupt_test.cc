@@ -93,9 +93,9 @@ const std::vector<Case>& parse_cases() {
       {"unknown ggml type", change([](auto& b) { b.tensors[0].ggml_type = 99; }), "has ggml type 99, which is unknown"},
       {"ggml type without a reader (Q8_K)", change([](auto& b) { b.tensors[0].ggml_type = 15; }),
        "has type Q8_K (ggml type 15), which ck does not support; ck reads F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, "
-       "Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, BF16"},
-      {"an IQ type, named (issue 13)", change([](auto& b) { b.tensors[0].ggml_type = 23; }),
-       "has type IQ4_XS (ggml type 23), which ck does not support; ck reads F32, F16"},
+       "Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, BF16"},
+      {"an IQ type, named (issue 13)", change([](auto& b) { b.tensors[0].ggml_type = 21; }),
+       "has type IQ3_S (ggml type 21), which ck does not support; ck reads F32, F16"},
       {"element count overflows", change([](auto& b) { b.tensors[0].ne = {uint64_t{1} << 32, uint64_t{1} << 32}; }),
        "dimensions overflow 64 bits"},
       {"dimension beyond int64", change([](auto& b) { b.tensors[0].ne = {64, uint64_t{1} << 63}; }),

@@ -4,8 +4,8 @@ tests/loader: every tensor type the converter must copy or transcode, q/k/v
 biases, F16 norms, gate and up of different types, an untied Q6_K output.
 
 usage: make_synthetic_gguf.py OUT.gguf
-Quantizable types go through gguf.quants.quantize; K-quants (which gguf-py
-cannot quantize) are random blocks with small fp16 scales.
+Quantizable types go through gguf.quants.quantize; K-quants and IQ4_XS (which
+gguf-py cannot quantize) are random blocks with small fp16 scales.
 """
 import sys
 
@@ -18,8 +18,9 @@ DIM, HEADS, KV_HEADS, FFN, VOCAB, LAYERS = 256, 4, 2, 256, 64, 2
 HEAD_DIM = DIM // HEADS
 rng = np.random.default_rng(1234)
 
-# Byte offsets of the fp16 scales (d, and dmin where there is one) in each K-quant block.
-K_SCALES = {T.Q2_K: [80, 82], T.Q3_K: [108], T.Q4_K: [0, 2], T.Q5_K: [0, 2], T.Q6_K: [208]}
+# Byte offsets of the fp16 scales (d, and dmin where there is one) in each
+# block of the types written as random blocks.
+K_SCALES = {T.Q2_K: [80, 82], T.Q3_K: [108], T.Q4_K: [0, 2], T.Q5_K: [0, 2], T.Q6_K: [208], T.IQ4_XS: [0]}
 
 
 def tensor(rows, cols, qtype):
@@ -69,7 +70,7 @@ def main(out):
     # Per layer: (q, k, v, o, gate, up, down) types.
     layer_types = [
         (T.Q5_1, T.F16, T.BF16, T.Q8_0, T.Q4_1, T.Q5_0, T.Q2_K),
-        (T.Q4_K, T.Q5_0, T.Q3_K, T.Q5_K, T.Q4_K, T.Q6_K, T.F32),
+        (T.Q4_K, T.IQ4_XS, T.Q3_K, T.Q5_K, T.Q4_K, T.Q6_K, T.F32),
     ]
     for l, (tq, tk, tv, to, tg, tu, td) in enumerate(layer_types):
         b = f"blk.{l}."

@@ -1,0 +1,66 @@
+// Per-target GEMV kernel of IQ4_XS. Included by gemv-inl.h between its
+// kernels and its entry points (once per Highway target, inside its toggle
+// guard): it uses its helpers (MulAcc, LoadHalf, IQ4_NL's codebook lookup).
+//
+// A super-block is eight IQ4_NL-like sub-blocks of 32 (value j the low
+// nibble of qs[16s + j], value j + 16 its high nibble) with w = d * (ls - 32)
+// * kIQ4Values[nibble]. The integer scale times the codebook value (|.| <=
+// 32 * 127) is formed in int16 lanes and summed with the int16 activations
+// over a half block (four sub-blocks, one activation scale), then scaled
+// once by d * xscale. An int32 lane takes the pair products of two vpmaddwd
+// (low and high nibbles) per sub-block, 16 products of at most 4064 * 32767
+// in all, < 2^31, before it is converted.
+
+#if defined(CK_KERNELS_GEMV_IQ4_XS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CK_KERNELS_GEMV_IQ4_XS_INL_H_
+#undef CK_KERNELS_GEMV_IQ4_XS_INL_H_
+#else
+#define CK_KERNELS_GEMV_IQ4_XS_INL_H_
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+
+struct IQ4_XSKernel {
+  using NL = LegacyKernel<BlockIQ4_NL>;  // its codebook lookup and int16 tag
+  using DH = NL::DH;
+  static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
+  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+    const DH dh;
+    const hn::RepartitionToWide<DH> dw;
+    const hn::Rebind<float, decltype(dw)> df;
+    const hn::Rebind<uint8_t, DH> du8;
+    const size_t N = hn::Lanes(dh);
+    const auto* b = reinterpret_cast<const BlockIQ4_XS*>(row);
+    const auto mask = hn::Set(dh, 0xF);
+    const int16_t* xq = xs.q16;
+    const float* xscale = xs.scale32;
+    auto acc = hn::Zero(df);
+    for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xscale += 8) {
+      int16_t sc[8];
+      for (int s = 0; s < 8; ++s) sc[s] = static_cast<int16_t>(iq4_xs_scale(s, b[k]));
+      const float d = LoadHalf(&b[k].d);
+      for (int h = 0; h < 2; ++h) {
+        const auto factor = hn::Set(df, d * xscale[4 * h]);
+        for (size_t i = 0; i < kQK / 2; i += N) {
+          auto sum = hn::Zero(dw);
+          for (int s = 4 * h; s < 4 * h + 4; ++s) {
+            const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + 16 * s + i));
+            const auto scale = hn::Set(dh, sc[s]);
+            const auto lo = hn::Mul(NL::Codebook(hn::And(q, mask)), scale);
+            const auto hi = hn::Mul(NL::Codebook(hn::ShiftRight<4>(q)), scale);
+            sum = MulAcc(lo, xq + 32 * s + i, sum);
+            sum = MulAcc(hi, xq + 32 * s + 16 + i, sum);
+          }
+          acc = hn::MulAdd(hn::ConvertTo(df, sum), factor, acc);
+        }
+      }
+    }
+    return hn::GetLane(hn::SumOfLanes(df, acc));
+  }
+};
+
+}  // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CK_KERNELS_GEMV_IQ4_XS_INL_H_
