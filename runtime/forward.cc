@@ -57,13 +57,14 @@ void rmsnorm_rows(const TensorView& weight, float* x, int64_t n, int width, floa
 
 constexpr int64_t kMinParallelAttention = 1 << 16;  // multiply-adds of q.K plus scores.V, halved
 
-// Multi-head attention of the n new tokens (queries in s.q, their keys and
-// values already in the cache) over positions 0 .. pos + t, causal; on a
-// local layer only over the last c.sliding_window of them. One work
-// item is a block of up to kMaxAttendTokens tokens and the query heads of
-// one KV head (at most kMaxAttendHeads of them), so each key and value is
-// read once per block from memory and reused from cache by all its rows.
-void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
+// Multi-head attention of the batch's tokens (queries in s.q, their keys and
+// values already in the cache), each over the positions 0 .. its own of its
+// run's slot, causal; on a local layer only over the last c.sliding_window
+// of them. One work item is a block of up to kMaxAttendTokens consecutive
+// tokens of one run and the query heads of one KV head (at most
+// kMaxAttendHeads of them), so each key and value is read once per block
+// from memory and reused from cache by all its rows.
+void attention(const ModelConfig& c, RunState& s, int layer, std::span<const BatchRun> runs, int n) {
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const int hd = c.head_dim;
   const int window = c.is_local(layer) ? c.sliding_window : 0;
@@ -72,35 +73,51 @@ void attention(const ModelConfig& c, RunState& s, int layer, int n, int pos) {
   // too few items to keep the threads busy (decode of a model with few KV
   // heads; short batches).
   int span = std::min(n, kMaxAttendTokens), chunk = std::min(group, kMaxAttendHeads);
-  auto items_for = [&](int tok, int ch) {
-    return ((n + tok - 1) / tok) * c.n_kv_heads * ((group + ch - 1) / ch);
+  auto blocks_for = [&](int tok) {
+    int blocks = 0;
+    for (const BatchRun& r : runs) blocks += (r.n + tok - 1) / tok;
+    return blocks;
   };
+  auto items_for = [&](int tok, int ch) { return blocks_for(tok) * c.n_kv_heads * ((group + ch - 1) / ch); };
   while (span > 1 && items_for(span, chunk) < 2 * threads) span = (span + 1) / 2;
   while (chunk > 1 && items_for(span, chunk) < 2 * threads) chunk = (chunk + 1) / 2;
-  const int blocks = (n + span - 1) / span, chunks = (group + chunk - 1) / chunk;
-  const int items = blocks * c.n_kv_heads * chunks;
+  const int chunks = (group + chunk - 1) / chunk;
+  const int items = blocks_for(span) * c.n_kv_heads * chunks;
   const int64_t scratch_floats = attend_scratch_floats(s.n_ctx, hd);
   // Waking the team costs more than a few heads over a short context.
-  const bool parallel = int64_t{n} * c.n_heads * (pos + n) * hd >= kMinParallelAttention;
+  int64_t work = 0;
+  for (const BatchRun& r : runs) work += int64_t{r.n} * c.n_heads * (r.pos + r.n) * hd;
+  const bool parallel = work >= kMinParallelAttention;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
   for (int i = 0; i < items; ++i) {
-    const int block = i / (c.n_kv_heads * chunks), kv_head = i / chunks % c.n_kv_heads, part = i % chunks;
+    const int kv_head = i / chunks % c.n_kv_heads, part = i % chunks;
+    // Block i / (n_kv_heads * chunks) of the batch: find its run (few runs).
+    int block = i / (c.n_kv_heads * chunks), first = 0;
+    size_t r = 0;
+    while (block >= (runs[r].n + span - 1) / span) {
+      block -= (runs[r].n + span - 1) / span;
+      first += runs[r].n;
+      ++r;
+    }
+    const BatchRun& run = runs[r];
     const int t0 = block * span, h0 = kv_head * group + part * chunk;
-    const size_t at = static_cast<size_t>(t0) * c.q_dim() + static_cast<size_t>(h0) * hd;
+    const size_t at = static_cast<size_t>(first + t0) * c.q_dim() + static_cast<size_t>(h0) * hd;
     float* scratch = s.attend_scratch.get() + static_cast<size_t>(omp_get_thread_num()) * scratch_floats;
-    attend_tokens(s.q.get() + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, n - t0),
-                  s.key_cache.get() + s.key_block(c, layer, kv_head), s.key_stride,
-                  s.value_cache.get() + s.value_block(c, layer, kv_head), hd, pos + t0 + 1, window, c.attn_scale,
-                  scratch, s.att_out.get() + at, c.q_dim());
+    attend_tokens(s.q.get() + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, run.n - t0),
+                  s.key_cache.get() + s.key_block(c, run.seq, layer, kv_head), s.key_stride,
+                  s.value_cache.get() + s.value_block(c, run.seq, layer, kv_head), hd, run.pos + t0 + 1, window,
+                  c.attn_scale, scratch, s.att_out.get() + at, c.q_dim());
   }
 }
 
 }  // namespace
 
-void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n, int pos,
-             float* all_logits, const std::function<bool()>& stop) {
+void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens,
+             std::span<const BatchRun> runs, float* all_logits, const std::function<bool()>& stop) {
   const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), ffn = c.ffn_dim;
   float* x = s.x.get();
+  int n = 0;  // tokens in the batch
+  for (const BatchRun& r : runs) n += r.n;
 
   for (int t = 0; t < n; ++t) embed(w.token_embd, tokens[t], c.embed_scale, x + t * dim);
 
@@ -120,18 +137,20 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
     rmsnorm_rows(L.q_norm, s.q.get(), int64_t{n} * c.n_heads, c.head_dim, c.rms_eps);
     rmsnorm_rows(L.k_norm, s.k.get(), int64_t{n} * c.n_kv_heads, c.head_dim, c.rms_eps);
     const RopeTable& rope_table = c.is_local(l) ? *s.rope_local : *s.rope;
-    for (int t = 0; t < n; ++t) {
-      rope(s.q.get() + t * q_dim, c.n_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
-      rope(s.k.get() + t * kv_dim, c.n_kv_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
-      for (int h = 0; h < c.n_kv_heads; ++h) {  // append to the cache: a value row, a key column
-        const float* key = s.k.get() + t * kv_dim + h * c.head_dim;
-        float* kt = s.key_cache.get() + s.key_block(c, l, h) + pos + t;
-        for (int d = 0; d < c.head_dim; ++d) kt[static_cast<size_t>(d) * s.key_stride] = key[d];
-        std::memcpy(s.value_cache.get() + s.value_block(c, l, h) + static_cast<size_t>(pos + t) * c.head_dim,
-                    s.v.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
+    for (int t = 0; const BatchRun& r : runs) {
+      for (int pos = r.pos; pos < r.pos + r.n; ++pos, ++t) {
+        rope(s.q.get() + t * q_dim, c.n_heads, c.head_dim, rope_table, pos, c.rope_neox);
+        rope(s.k.get() + t * kv_dim, c.n_kv_heads, c.head_dim, rope_table, pos, c.rope_neox);
+        for (int h = 0; h < c.n_kv_heads; ++h) {  // append to the slot's cache: a value row, a key column
+          const float* key = s.k.get() + t * kv_dim + h * c.head_dim;
+          float* kt = s.key_cache.get() + s.key_block(c, r.seq, l, h) + pos;
+          for (int d = 0; d < c.head_dim; ++d) kt[static_cast<size_t>(d) * s.key_stride] = key[d];
+          std::memcpy(s.value_cache.get() + s.value_block(c, r.seq, l, h) + static_cast<size_t>(pos) * c.head_dim,
+                      s.v.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
+        }
       }
     }
-    attention(c, s, l, n, pos);
+    attention(c, s, l, runs, n);
 
     // x += att_out @ Wo (gemma3: rmsnorm'd first)
     matmul(L.wo, s.att_out.get(), n, s.proj.get());
@@ -156,13 +175,17 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
     add(x, s.proj.get(), static_cast<int64_t>(n) * dim);
   }
 
-  // logits = rmsnorm(x) @ Wout, for the last token or for all of them
+  // logits = rmsnorm(x) @ Wout, for the last token of each run or for all of them
   if (all_logits != nullptr) {
     for (int t = 0; t < n; ++t) rmsnorm(s.xb.get() + t * dim, x + t * dim, w.output_norm.f32(), dim, c.rms_eps);
     matmul(w.output, s.xb.get(), n, all_logits);
   } else {
-    rmsnorm(s.xb.get(), x + (n - 1) * dim, w.output_norm.f32(), dim, c.rms_eps);
-    matmul(w.output, s.xb.get(), 1, s.logits.get());
+    int last = -1;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      last += runs[i].n;
+      rmsnorm(s.xb.get() + i * dim, x + last * dim, w.output_norm.f32(), dim, c.rms_eps);
+    }
+    matmul(w.output, s.xb.get(), static_cast<int>(runs.size()), s.logits.get());
   }
 }
 
