@@ -73,6 +73,7 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
 
 void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
   if (n == 1) return gemv_multi(outputs, cols, X);
+  if (n <= kGemvBatchMax) return gemv_batch(outputs, cols, X, n);
   apply_simd_target_from_env();
   std::vector<Product> products;
   int64_t n_tiles = 0, work = 0;
