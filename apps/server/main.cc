@@ -73,6 +73,7 @@ int run(ServerOptions& o) {
     }
     api.set_draining();
     scheduler.drain();
+    api.wait_responses();
     http.stop();
   });
   std::fprintf(stderr, "ck-server: listening on http://%s:%d (model \"%s\", %d slots of %d tokens, %d threads)\n",

@@ -97,6 +97,11 @@ bool whole_step(Reply& r, httplib::DataSink& sink) {
 Api::Api(const Model& model, Scheduler& scheduler, ParseContext parse, ApiOptions opts)
     : model_(model), scheduler_(scheduler), parse_(std::move(parse)), opts_(std::move(opts)), started_(std::time(nullptr)) {}
 
+void Api::wait_responses() {
+  std::unique_lock lock(inflight_mutex_);
+  inflight_done_.wait(lock, [&] { return inflight_ == 0; });
+}
+
 void Api::count(int status) {
   std::lock_guard lock(counts_mutex_);
   ++responses_[status];
@@ -136,10 +141,18 @@ void Api::completion(Endpoint endpoint, const httplib::Request& req, httplib::Re
   reply->header = make_header(endpoint, parse_.model_id);
   reply->include_usage = r.include_usage;
   scheduler_.submit(reply->task);  // 429 when the queue is full
+  {
+    std::lock_guard lock(inflight_mutex_);
+    ++inflight_;
+  }
   // The provider runs after this handler returns, on the same thread; the
   // releaser runs when the response ends, also when the client left: a
   // request still running is then cancelled (a finished one ignores it).
-  auto release = [reply](bool) { reply->task->cancel(); };
+  auto release = [this, reply](bool) {
+    reply->task->cancel();
+    std::lock_guard lock(inflight_mutex_);
+    if (--inflight_ == 0) inflight_done_.notify_all();
+  };
   if (r.stream) {
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(

@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <string>
 
@@ -27,6 +28,10 @@ class Api {
   void install(httplib::Server& http);
   // /health answers 503 from now on (a load balancer stops sending requests).
   void set_draining() { draining_ = true; }
+  // Returns once every accepted completion's response has been written to
+  // the end (or its client left): after the scheduler drained, the HTTP
+  // threads may still be sending the last events.
+  void wait_responses();
 
  private:
   void completion(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
@@ -41,6 +46,9 @@ class Api {
   std::atomic<bool> draining_{false};
   std::mutex counts_mutex_;
   StatusCounts responses_;
+  std::mutex inflight_mutex_;
+  std::condition_variable inflight_done_;
+  int inflight_ = 0;  // completions accepted whose response has not ended
 };
 
 }  // namespace ck::server

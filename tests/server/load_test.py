@@ -4,11 +4,14 @@ mixing streaming and whole responses, every fifth one disconnecting early
 Every request must be answered 200 (with a complete answer) or refused 429
 (queue full); afterwards /metrics must show no busy slot and nothing queued,
 and the resident memory must not have grown by more than --rss-growth-mib.
+Last, SIGTERM during a stream: the stream still ends (its slot's context
+fills: "length", then [DONE]) and the server exits 0.
 The model is stories260K (tiny: this tests the server, not the model)."""
 import argparse
 import http.client
 import json
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -65,6 +68,26 @@ def one_request(port, i, results):
         conn.close()
 
 
+def drain_check(server):
+    """SIGTERM while a stream runs: the stream still ends with [DONE]."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    body = json.dumps({"prompt": "Once upon a time", "max_tokens": 100000, "ignore_eos": True, "stream": True})
+    conn.request("POST", "/v1/completions", body)
+    r = conn.getresponse()
+    lines = []  # raw lines: chunk sizes and the events
+    while True:
+        line = r.fp.readline()
+        if not line:
+            break
+        lines.append(line.decode(errors="replace").strip())
+        if len(lines) == 2:  # the first event: the stream is running
+            server.proc.send_signal(signal.SIGTERM)
+        if lines[-1] == "data: [DONE]":
+            break
+    conn.close()
+    return len(lines) > 2 and lines[-1] == "data: [DONE]" and any('"finish_reason":"length"' in l for l in lines)
+
+
 def client(port, c, n, results):
     for k in range(n):
         one_request(port, c * n + k, results)
@@ -104,6 +127,7 @@ def main():
                     break
                 time.sleep(0.2)
             rss_after = server.rss_bytes()
+            drained = drain_check(server)
         finally:
             code = server.stop()
     counts = {}
@@ -113,7 +137,8 @@ def main():
         counts.items(), key=str)))
     print(f"after: slots busy {m['ck_server_slots_busy']:.0f}, queued {m['ck_server_requests_queued']:.0f}, "
           f"cancelled {m['ck_server_requests_cancelled_total']:.0f}, finished {m['ck_server_requests_finished_total']:.0f}; "
-          f"RSS {rss_before / 2**20:.1f} -> {rss_after / 2**20:.1f} MiB; exit code {code}")
+          f"RSS {rss_before / 2**20:.1f} -> {rss_after / 2**20:.1f} MiB; stream at SIGTERM completed: {drained}; "
+          f"exit code {code}")
     failures = []
     if hung:
         failures.append(f"{hung} clients still running after {args.time_limit} s")
@@ -128,6 +153,8 @@ def main():
         failures.append("slots still busy or requests queued 30 s after the last client")
     if (rss_after - rss_before) / 2**20 > args.rss_growth_mib:
         failures.append(f"RSS grew by more than {args.rss_growth_mib} MiB")
+    if not drained:
+        failures.append("a stream running at SIGTERM did not end with its finish reason and [DONE]")
     if code != 0:
         failures.append(f"ck-server exited with {code} on SIGTERM")
     for f in failures:
