@@ -171,7 +171,7 @@ void Api::install(httplib::Server& http) {
     // (cpp-httplib picks the encoding from this request header, and the
     // request object is ours to change: it is const only in the signature.)
     const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
-    if (opts_.api_key.empty() || req.path == "/health" || req.path == "/" || req.method == "OPTIONS") {
+    if (opts_.api_key.empty() || req.path == "/health") {
       return httplib::Server::HandlerResponse::Unhandled;
     }
     if (key_matches(req, opts_.api_key)) return httplib::Server::HandlerResponse::Unhandled;
