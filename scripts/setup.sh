@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake pkg-config libhwy-dev catch2 libspdlog-dev libcli11-dev
   nlohmann-json3-dev libpcre2-dev libssl-dev libedit-dev libbenchmark-dev
-  clang-14 libclang-rt-14-dev python3-pip tmux libcpp-httplib-dev chromium chromium-driver)
+  clang-14 libclang-rt-14-dev python3-pip tmux libcpp-httplib-dev chromium chromium-driver haproxy)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
