@@ -83,8 +83,8 @@ int run(Options& o) {
 
 int main(int argc, char** argv) {
   ck::app::Options o;
-  CLI::App app("ck-batch-bench: aggregate decode tokens/s of N sequences sharing each forward pass");
-  app.add_option("-m,--model", o.model, "model (.gguf or .bump); default: " + ck::app::default_model_help());
+  CLI::App app("ck-batch-bench: aggregate decode tokens/s of N sequences sharing each forward pass", "ck-batch-bench");
+  app.add_option("-m,--model", o.model, "model (.gguf or .bump); " + ck::app::default_model_help());
   app.add_option("--parallel", o.parallel, "sequences decoded together, a list (\"1,2,4\", \"1-8*2\")");
   app.add_option("-p,--n-prompt", o.n_prompt, "prompt tokens per sequence before decoding")->check(CLI::Range(1, 4096));
   app.add_option("-n,--n-gen", o.n_gen, "decode steps timed")->check(CLI::Range(1, 4096));

@@ -93,7 +93,8 @@ int run(ServerOptions& o) {
 int main(int argc, char** argv) {
   ck::server::ServerOptions o;
   CLI::App app("ck-server: an OpenAI-compatible HTTP server (chat and text completions, streaming) with continuous "
-               "batching over -np slots");
+               "batching over -np slots (docs/server.md)",
+               "ck-server");
   ck::server::add_server_flags(app, o);
   return ck::app::run_app(app, argc, argv, ck::app::llama_server_flags(), [&] { return ck::server::run(o); });
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "apps/server/api_error.h"
+#include "apps/server/chat_page.h"
 #include "apps/server/openai_format.h"
 
 namespace ck::server {
@@ -171,7 +172,7 @@ void Api::install(httplib::Server& http) {
     // (cpp-httplib picks the encoding from this request header, and the
     // request object is ours to change: it is const only in the signature.)
     const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
-    if (opts_.api_key.empty() || req.path == "/health" || req.path == "/" || req.method == "OPTIONS") {
+    if (opts_.api_key.empty() || req.path == "/health" || req.path == "/") {
       return httplib::Server::HandlerResponse::Unhandled;
     }
     if (key_matches(req, opts_.api_key)) return httplib::Server::HandlerResponse::Unhandled;
@@ -233,6 +234,9 @@ void Api::install(httplib::Server& http) {
     } else {
       send_json(res, 200, {{"status", "ok"}});
     }
+  });
+  http.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(chat_page_html()), "text/html; charset=utf-8");
   });
   http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     StatusCounts counts;

@@ -8,7 +8,7 @@
 namespace ck::server {
 
 void add_server_flags(CLI::App& app, ServerOptions& o) {
-  app.add_option("-m,--model", o.model, "model (.gguf or .bump); default: " + app::default_model_help());
+  app.add_option("-m,--model", o.model, "model (.gguf or .bump); " + app::default_model_help());
   app.add_option("--bump-dir", o.bump_dir, "where the .bump of a .gguf is looked for and made");
   app.add_option("-a,--alias", o.alias, "the model's id in the API (default: its file name without .gguf)");
   app.add_option("--host", o.host, "address to listen on")->capture_default_str();
@@ -23,7 +23,7 @@ void add_server_flags(CLI::App& app, ServerOptions& o) {
       ->capture_default_str();
   app.add_option("-n,--n-predict", o.n_predict, "max_tokens of a request that gives none (-1: until the end or the context)")
       ->capture_default_str();
-  app.add_option("--api-key", o.api_key, "require \"Authorization: Bearer KEY\" (default: $CK_API_KEY; /health and / are open)");
+  app.add_option("--api-key", o.api_key, "require \"Authorization: Bearer KEY\" (default: $CK_API_KEY; /health stays open)");
   app.add_option("--chat-template", o.chat_template, "chat template family (chatml, llama3, ...) or Jinja text; default: the model's");
   app.add_flag("--context-shift,!--no-context-shift", o.context_shift,
                "when a slot's context fills: drop the older half of its tokens after --keep and go on (default: end "

@@ -126,6 +126,14 @@ class OpenAIClientTest(unittest.TestCase):
         with self.assertRaises(openai.NotFoundError):
             self.client.get("/nothing-here", cast_to=object)
 
+    def test_chat_page(self):
+        import urllib.request
+        with urllib.request.urlopen(self.server.url + "/", timeout=10) as r:  # open without the API key
+            self.assertTrue(r.headers["Content-Type"].startswith("text/html"))
+            page = r.read().decode()
+        self.assertIn("<title>ck-server chat</title>", page)
+        self.assertIn('fetch("/v1/chat/completions"', page)
+
     def test_zz_no_slot_left_busy(self):  # last (unittest sorts by name)
         m = metrics(self.server.url, KEY)
         self.assertEqual(m["ck_server_slots_busy"], 0)
