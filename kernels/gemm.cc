@@ -100,6 +100,7 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
 
 void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
   if (n == 1) return gemv_multi(outputs, cols, X);
+  if (n <= kGemvBatchMax) return gemv_batch(outputs, cols, X, n);
   apply_simd_target_from_env();
   int64_t work = 0;
   for (const GemvOutput& o : outputs) {
@@ -112,6 +113,7 @@ void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
 
 void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
   if (n == 1) return gemv_multi(team, outputs, cols, X);
+  if (n <= kGemvBatchMax) return gemv_batch(team, outputs, cols, X, n);
   if (n <= 0) return;
   for (const GemvOutput& o : outputs) {
     if (traits(o.dtype).decode_u8 == nullptr) gemm_float(team, o.dtype, o.W, o.rows, cols, X, n, o.y);

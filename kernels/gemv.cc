@@ -156,37 +156,99 @@ void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, f
   gemv_multi({&out, 1}, cols, x);
 }
 
-void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
-  apply_simd_target_from_env();
+namespace {
+
+// What the activations of a product must be turned into for these matrices.
+struct ActivationNeeds {
+  int64_t weights = 0;  // multiply-adds per activation vector
+  bool sums16 = false, sums32 = false, q16 = false;
+};
+
+ActivationNeeds activation_needs(std::span<const GemvOutput> outputs, int64_t cols) {
+  ActivationNeeds nd;
+  for (const GemvOutput& o : outputs) {
+    nd.weights += o.rows * cols;
+    // The offsets and minimums per sub-block of the unsigned byte forms
+    // multiply the sums of x over their blocks (a signed q has none).
+    const DTypeTraits& t = traits(o.dtype);
+    nd.sums16 |= t.u8_block == 16 && !t.u8_signed;
+    nd.sums32 |= t.u8_block == 32 && !t.u8_signed;
+    nd.q16 |= uses_x16(o.dtype);
+  }
+  return nd;
+}
+
+// One activation vector as the kernels take it: int16 with its scales and block sums.
+struct Activations {
+  std::vector<float> sums16, sums32, scale32;
+  std::vector<int16_t> q16;
+
+  qgemv::XSums prepare(const float* x, int64_t cols, const ActivationNeeds& nd) {
+    const int16_t* xq = nd.q16 ? quantize_x16(x, cols, q16, scale32) : nullptr;
+    return {nd.sums16 ? block_sums(xq, scale32.data(), cols, 16, sums16) : nullptr,
+            nd.sums32 ? block_sums(xq, scale32.data(), cols, 32, sums32) : nullptr, xq, scale32.data()};
+  }
+};
+
+// gemv_batch: rows per tile, about this many weight bytes, so that a tile
+// read from memory for the first activation vector is still in L2 for the others.
+constexpr size_t kBatchTileBytes = 64 << 10;
+
+int64_t checked_weights(std::span<const GemvOutput> outputs, int64_t cols, const char* fn) {
   int64_t weights = 0;
   for (const GemvOutput& o : outputs) {
-    check_matrix_args(o.dtype, o.rows, cols, "gemv");
+    check_matrix_args(o.dtype, o.rows, cols, fn);
     weights += o.rows * cols;
   }
+  return weights;
+}
+
+}  // namespace
+
+void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
+  apply_simd_target_from_env();
+  const int64_t weights = checked_weights(outputs, cols, "gemv");
   run_team(threads_for(weights), [&](Team& team) { gemv_multi(team, outputs, cols, x); });
 }
 
 void gemv_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
-  bool need16 = false, need32 = false, need_q16 = false;
-  for (const GemvOutput& o : outputs) {
-    // The offsets and minimums per sub-block of the unsigned byte forms
-    // multiply the sums of x over their blocks (a signed q has none).
-    const DTypeTraits& t = traits(o.dtype);
-    need16 |= t.u8_block == 16 && !t.u8_signed;
-    need32 |= t.u8_block == 32 && !t.u8_signed;
-    need_q16 |= uses_x16(o.dtype);
-  }
   // Every thread rounds x itself, into its own buffers: a few hundred
   // nanoseconds, less than the barrier that sharing one copy would need.
-  thread_local std::vector<float> sums16, sums32, scale32;
-  thread_local std::vector<int16_t> q16;
-  const int16_t* xq = need_q16 ? quantize_x16(x, cols, q16, scale32) : nullptr;
-  const qgemv::XSums xs{need16 ? block_sums(xq, scale32.data(), cols, 16, sums16) : nullptr,
-                        need32 ? block_sums(xq, scale32.data(), cols, 32, sums32) : nullptr, xq, scale32.data()};
+  thread_local Activations act;
+  const qgemv::XSums xs = act.prepare(x, cols, activation_needs(outputs, cols));
   for (const GemvOutput& o : outputs) {
     const auto [r0, r1] = team.share(o.rows);
     qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,
                                  x, xs, o.y);
+  }
+  team.barrier();
+}
+
+void gemv_batch(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
+  apply_simd_target_from_env();
+  const int64_t weights = checked_weights(outputs, cols, "gemv");
+  run_team(threads_for(weights * n), [&](Team& team) { gemv_batch(team, outputs, cols, X, n); });
+}
+
+void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
+  const ActivationNeeds nd = activation_needs(outputs, cols);
+  // As in gemv_multi, every thread rounds the n vectors itself.
+  thread_local std::vector<Activations> acts;
+  thread_local std::vector<qgemv::XSums> xs;
+  acts.resize(static_cast<size_t>(n));
+  xs.resize(static_cast<size_t>(n));
+  for (int64_t t = 0; t < n; ++t) xs[t] = acts[t].prepare(X + t * cols, cols, nd);
+  for (const GemvOutput& o : outputs) {
+    const auto [r0, r1] = team.share(o.rows);
+    const size_t rb = row_bytes(traits(o.dtype), cols);
+    const int64_t tile = std::max<int64_t>(1, static_cast<int64_t>(kBatchTileBytes / rb));
+    const qgemv::GemvRowsFn rows_fn = qgemv::gemv_rows_fn(o.dtype);
+    for (int64_t r = r0; r < r1; r += tile) {
+      const int64_t e = std::min(r1, r + tile);
+      for (int64_t t = 0; t < n; ++t) {
+        rows_fn(static_cast<const uint8_t*>(o.W), rb, r, e, cols, X + t * cols, xs[t], o.y + t * o.rows);
+      }
+    }
   }
   team.barrier();
 }

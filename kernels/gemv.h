@@ -52,6 +52,18 @@ struct GemvOutput {
 void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x);
 void gemv_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* x);
 
+// Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n, with gemv's
+// kernel and rounding: each tile of rows is read from memory once and used
+// for every one of the n vectors from cache. For a few vectors (several
+// sequences decoding together) this is faster than gemm, which first
+// decodes each tile; every Y row equals gemv's for that vector exactly.
+void gemv_batch(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
+void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
+
+// gemm and gemm_multi of at most this many activation rows run gemv_batch
+// (measured on SmolLM2 Q4_1, docs/server.md).
+inline constexpr int64_t kGemvBatchMax = 8;
+
 // Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n (prefill). Each
 // tile of rows is decoded once and used for all n activations. F32, F16 and
 // BF16 weights multiply in fp32; the block-quantized ones multiply integers

@@ -62,13 +62,14 @@ void rmsnorm_rows(const TensorView& weight, float* x, int64_t n, int width, floa
   for (int64_t r = 0; r < n; ++r) rmsnorm(x + r * width, x + r * width, weight.f32(), width, eps);
 }
 
-// Multi-head attention of the n new tokens (queries in s.q, their keys and
-// values already in the cache) over positions 0 .. pos + t, causal; on a
-// local layer only over the last c.sliding_window of them. One work
-// item is a block of up to kMaxAttendTokens tokens and the query heads of
-// one KV head (at most kMaxAttendHeads of them), so each key and value is
-// read once per block from memory and reused from cache by all its rows.
-void attention(Team& team, const ModelConfig& c, RunState& s, int layer, int n, int pos) {
+// Multi-head attention of the batch's tokens (queries in s.q, their keys and
+// values already in the cache), each over the positions 0 .. its own of its
+// run's slot, causal; on a local layer only over the last c.sliding_window
+// of them. One work item is a block of up to kMaxAttendTokens consecutive
+// tokens of one run and the query heads of one KV head (at most
+// kMaxAttendHeads of them), so each key and value is read once per block
+// from memory and reused from cache by all its rows.
+void attention(Team& team, const ModelConfig& c, RunState& s, int layer, std::span<const BatchRun> runs, int n) {
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const int hd = c.head_dim;
   const int window = c.is_local(layer) ? c.sliding_window : 0;
@@ -76,31 +77,55 @@ void attention(Team& team, const ModelConfig& c, RunState& s, int layer, int n, 
   // too few items to keep the threads busy (decode of a model with few KV
   // heads; short batches).
   int span = std::min(n, kMaxAttendTokens), chunk = std::min(group, kMaxAttendHeads);
-  auto items_for = [&](int tok, int ch) {
-    return ((n + tok - 1) / tok) * c.n_kv_heads * ((group + ch - 1) / ch);
+  auto blocks_for = [&](int tok) {
+    int blocks = 0;
+    for (const BatchRun& r : runs) blocks += (r.n + tok - 1) / tok;
+    return blocks;
   };
+  auto items_for = [&](int tok, int ch) { return blocks_for(tok) * c.n_kv_heads * ((group + ch - 1) / ch); };
   while (span > 1 && items_for(span, chunk) < 2 * team.size()) span = (span + 1) / 2;
   while (chunk > 1 && items_for(span, chunk) < 2 * team.size()) chunk = (chunk + 1) / 2;
   const int chunks = (group + chunk - 1) / chunk;
   const int64_t scratch_floats = attend_scratch_floats(s.n_ctx, hd);
   float* scratch = s.attend_scratch.get() + static_cast<size_t>(team.thread()) * scratch_floats;
   team.for_dynamic(items_for(span, chunk), [&](int64_t i) {
-    const int block = static_cast<int>(i / (c.n_kv_heads * chunks));
     const int kv_head = static_cast<int>(i / chunks % c.n_kv_heads), part = static_cast<int>(i % chunks);
+    // Block i / (n_kv_heads * chunks) of the batch: find its run (few runs).
+    int block = static_cast<int>(i / (c.n_kv_heads * chunks)), first = 0;
+    size_t r = 0;
+    while (block >= (runs[r].n + span - 1) / span) {
+      block -= (runs[r].n + span - 1) / span;
+      first += runs[r].n;
+      ++r;
+    }
+    const BatchRun& run = runs[r];
     const int t0 = block * span, h0 = kv_head * group + part * chunk;
-    const size_t at = static_cast<size_t>(t0) * c.q_dim() + static_cast<size_t>(h0) * hd;
-    attend_tokens(s.q.get() + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, n - t0),
-                  s.key_cache.get() + s.key_block(c, layer, kv_head), s.key_stride,
-                  s.value_cache.get() + s.value_block(c, layer, kv_head), hd, pos + t0 + 1, window, c.attn_scale,
-                  scratch, s.att_out.get() + at, c.q_dim());
+    const size_t at = static_cast<size_t>(first + t0) * c.q_dim() + static_cast<size_t>(h0) * hd;
+    attend_tokens(s.q.get() + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, run.n - t0),
+                  s.key_cache.get() + s.key_block(c, run.seq, layer, kv_head), s.key_stride,
+                  s.value_cache.get() + s.value_block(c, run.seq, layer, kv_head), hd, run.pos + t0 + 1, window,
+                  c.attn_scale, scratch, s.att_out.get() + at, c.q_dim());
   });
+}
+
+// The run of token t of the batch (runs in order, few of them).
+const BatchRun& run_of(std::span<const BatchRun> runs, int t, int& pos) {
+  for (const BatchRun& r : runs) {
+    if (t < r.n) {
+      pos = r.pos + t;
+      return r;
+    }
+    t -= r.n;
+  }
+  return runs.back();  // not reached: t < the batch's tokens
 }
 
 // The forward pass, run by every thread of the team: matrix products and
 // attention split over the threads, the per-token work over tokens. Sets
 // `stopped` (and returns early on every thread) when `stop` says so.
-void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n,
-                  int pos, float* all_logits, const std::function<bool()>& stop, bool& stopped) {
+void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens,
+                  std::span<const BatchRun> runs, int n, float* all_logits, const std::function<bool()>& stop,
+                  bool& stopped) {
   const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), ffn = c.ffn_dim;
   float* x = s.x.get();
 
@@ -121,6 +146,8 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
     project_qkv(team, L, s.xb.get(), n, s.q.get(), s.k.get(), s.v.get());
     const RopeTable& rope_table = c.is_local(l) ? *s.rope_local : *s.rope;
     for_tokens(team, n, [&](int t) {
+      int pos = 0;
+      const BatchRun& run = run_of(runs, t, pos);
       float* q = s.q.get() + t * q_dim;
       float* k = s.k.get() + t * kv_dim;
       add_bias(L.bq, q);
@@ -128,17 +155,17 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
       add_bias(L.bv, s.v.get() + t * kv_dim);
       rmsnorm_rows(L.q_norm, q, c.n_heads, c.head_dim, c.rms_eps);
       rmsnorm_rows(L.k_norm, k, c.n_kv_heads, c.head_dim, c.rms_eps);
-      rope(q, c.n_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
-      rope(k, c.n_kv_heads, c.head_dim, rope_table, pos + t, c.rope_neox);
-      for (int h = 0; h < c.n_kv_heads; ++h) {  // a key column, a value row
+      rope(q, c.n_heads, c.head_dim, rope_table, pos, c.rope_neox);
+      rope(k, c.n_kv_heads, c.head_dim, rope_table, pos, c.rope_neox);
+      for (int h = 0; h < c.n_kv_heads; ++h) {  // in the run's slot: a key column, a value row
         const float* key = k + h * c.head_dim;
-        float* kt = s.key_cache.get() + s.key_block(c, l, h) + pos + t;
+        float* kt = s.key_cache.get() + s.key_block(c, run.seq, l, h) + pos;
         for (int d = 0; d < c.head_dim; ++d) kt[static_cast<size_t>(d) * s.key_stride] = key[d];
-        std::memcpy(s.value_cache.get() + s.value_block(c, l, h) + static_cast<size_t>(pos + t) * c.head_dim,
+        std::memcpy(s.value_cache.get() + s.value_block(c, run.seq, l, h) + static_cast<size_t>(pos) * c.head_dim,
                     s.v.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
       }
     });
-    attention(team, c, s, l, n, pos);
+    attention(team, c, s, l, runs, n);
 
     // x += att_out @ Wo (gemma3: rmsnorm'd first); xb = rmsnorm(x)
     matmul(team, L.wo, s.att_out.get(), n, s.proj.get());
@@ -167,16 +194,20 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
     });
   }
 
-  // logits = rmsnorm(x) @ Wout, for the last token or for all of them
+  // logits = rmsnorm(x) @ Wout, for the last token of each run or for all of them
   if (all_logits != nullptr) {
     for_tokens(team, n, [&](int t) {
       rmsnorm(s.xb.get() + t * dim, x + t * dim, w.output_norm.f32(), dim, c.rms_eps);
     });
     matmul(team, w.output, s.xb.get(), n, all_logits);
   } else {
-    if (team.master()) rmsnorm(s.xb.get(), x + (n - 1) * dim, w.output_norm.f32(), dim, c.rms_eps);
-    team.barrier();
-    matmul(team, w.output, s.xb.get(), 1, s.logits.get());
+    const int n_runs = static_cast<int>(runs.size());
+    for_tokens(team, n_runs, [&](int i) {
+      int last = -1;
+      for (int j = 0; j <= i; ++j) last += runs[j].n;
+      rmsnorm(s.xb.get() + i * dim, x + last * dim, w.output_norm.f32(), dim, c.rms_eps);
+    });
+    matmul(team, w.output, s.xb.get(), n_runs, s.logits.get());
   }
 }
 
@@ -187,14 +218,16 @@ constexpr int64_t kMinParallelLayer = 1 << 17;
 
 }  // namespace
 
-void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens, int n, int pos,
-             float* all_logits, const std::function<bool()>& stop) {
+void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens,
+             std::span<const BatchRun> runs, float* all_logits, const std::function<bool()>& stop) {
   apply_simd_target_from_env();
+  int n = 0;  // tokens in the batch
+  for (const BatchRun& r : runs) n += r.n;
   const int64_t layer_work =
       int64_t{n} * c.dim * (2 * c.q_dim() + 2 * c.kv_dim() + 3 * int64_t{c.ffn_dim});
   const int threads = layer_work >= kMinParallelLayer ? std::min(omp_get_max_threads(), s.n_scratch) : 1;
   bool stopped = false;
-  run_team(threads, [&](Team& team) { forward_pass(team, c, w, s, tokens, n, pos, all_logits, stop, stopped); });
+  run_team(threads, [&](Team& team) { forward_pass(team, c, w, s, tokens, runs, n, all_logits, stop, stopped); });
   if (stopped) throw EvalStopped();
 }
 

@@ -14,8 +14,8 @@ struct BufferSizes {
 // dimensions then start in different cache sets whatever n_ctx is.
 int padded_key_stride(int n_ctx) { return (n_ctx + 15) / 16 * 16 + 16; }
 
-BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
-  const size_t B = static_cast<size_t>(n_batch);
+BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch) {
+  const size_t B = static_cast<size_t>(n_batch), S = static_cast<size_t>(n_seq);
   return {
       .x = B * c.dim,
       .q = B * c.q_dim(),
@@ -23,9 +23,9 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_batch, int n_scr
       .gate_up = B * 2 * c.ffn_dim,
       .hidden = B * c.ffn_dim,
       .scores = static_cast<size_t>(n_scratch) * attend_scratch_floats(n_ctx, c.head_dim),
-      .logits = static_cast<size_t>(c.vocab_size),
-      .keys = static_cast<size_t>(c.n_layers) * padded_key_stride(n_ctx) * c.kv_dim(),
-      .values = static_cast<size_t>(c.n_layers) * n_ctx * c.kv_dim(),
+      .logits = S * c.vocab_size,
+      .keys = S * c.n_layers * padded_key_stride(n_ctx) * c.kv_dim(),
+      .values = S * c.n_layers * n_ctx * c.kv_dim(),
       // cos and sin, rope_dim/2 each; twice with local layers
       .rope = static_cast<size_t>(n_ctx) * c.rope_dim * (c.swa_period > 0 ? 2 : 1),
   };
@@ -44,17 +44,18 @@ const float* rope_divisors(const ModelConfig& c, const Weights& w, int n_ctx) {
 
 }  // namespace
 
-size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch) {
-  const BufferSizes s = buffer_sizes(c, n_ctx, n_batch, n_scratch);
+size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch) {
+  const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
   // x, xb, proj: dim; q, att_out: q_dim; k, v: kv_dim.
   return sizeof(float) *
          (3 * s.x + 2 * s.q + 2 * s.kv + s.gate_up + s.hidden + s.scores + s.logits + s.keys + s.values + s.rope);
 }
 
-RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_batch, int n_scratch) {
-  const BufferSizes s = buffer_sizes(c, n_ctx, n_batch, n_scratch);
+RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch) {
+  const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
   RunState r;
   r.n_ctx = n_ctx;
+  r.n_seq = n_seq;
   r.n_batch = n_batch;
   r.n_scratch = n_scratch;
   r.key_stride = padded_key_stride(n_ctx);

@@ -1,6 +1,7 @@
 // Everything the forward pass writes: activation buffers for one batch of
-// tokens and the KV cache for the whole context, allocated once by the
-// Session and never resized. Shapes in the comments; B = n_batch.
+// tokens and the KV cache of n_seq sequences (slots) of n_ctx positions each,
+// allocated once by the Session and never resized. Shapes in the comments;
+// B = n_batch, S = n_seq.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +14,8 @@
 namespace ck {
 
 struct RunState {
-  int n_ctx = 0;      // positions the KV cache holds
+  int n_ctx = 0;      // positions the KV cache holds per sequence
+  int n_seq = 1;      // sequences (KV cache slots) one batch may mix
   int n_batch = 0;    // most tokens per forward() call
   int n_scratch = 0;  // attention score rows: the most threads attention may use
   int key_stride = 0; // floats from one dimension of the transposed keys to the next
@@ -28,11 +30,12 @@ struct RunState {
   std::unique_ptr<float[]> gate_up;  // (B, 2 * ffn_dim) gate then up, per token
   std::unique_ptr<float[]> hidden;   // (B, ffn_dim) silu(gate) * up
   std::unique_ptr<float[]> attend_scratch;  // (n_scratch, attend_scratch_floats): attention, per thread
-  std::unique_ptr<float[]> logits;   // (vocab) of the last token
+  std::unique_ptr<float[]> logits;   // (S, vocab): of the last token of each sequence of the batch
 
-  // KV cache. Values: (n_layers, n_kv_heads, n_ctx, head_dim), so that for
+  // KV cache, one block per sequence (the first index, S). Values:
+  // (S, n_layers, n_kv_heads, n_ctx, head_dim), so that for
   // one layer and KV head the values of all positions are consecutive rows.
-  // Keys: (n_layers, n_kv_heads, head_dim, key_stride), transposed, so that
+  // Keys: (S, n_layers, n_kv_heads, head_dim, key_stride), transposed, so that
   // one vector load holds one dimension of consecutive positions and a
   // query's scores need no horizontal sums (kernels/attention.h;
   // docs/decoder.md). key_stride is n_ctx padded past a multiple of 4 KiB:
@@ -43,21 +46,21 @@ struct RunState {
   std::unique_ptr<RopeTable> rope;        // cos/sin for positions 0 .. n_ctx-1
   std::unique_ptr<RopeTable> rope_local;  // the local (sliding-window) layers' table, when there are any
 
-  // Where the keys (transposed) and the values of (layer, kv_head) start in
-  // key_cache and value_cache.
-  size_t key_block(const ModelConfig& c, int layer, int kv_head) const {
-    return (static_cast<size_t>(layer) * c.n_kv_heads + kv_head) * key_stride * c.head_dim;
+  // Where the keys (transposed) and the values of (seq, layer, kv_head)
+  // start in key_cache and value_cache.
+  size_t key_block(const ModelConfig& c, int seq, int layer, int kv_head) const {
+    return ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * key_stride * c.head_dim;
   }
-  size_t value_block(const ModelConfig& c, int layer, int kv_head) const {
-    return (static_cast<size_t>(layer) * c.n_kv_heads + kv_head) * n_ctx * c.head_dim;
+  size_t value_block(const ModelConfig& c, int seq, int layer, int kv_head) const {
+    return ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * n_ctx * c.head_dim;
   }
 };
 
 // Bytes RunState would allocate (buffers, KV cache, RoPE table).
-size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_batch, int n_scratch);
+size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch);
 
 // Allocates every buffer (contents uninitialized: the forward pass writes
 // before it reads); the RoPE tables take their frequency divisors from `w`.
-RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_batch, int n_scratch);
+RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch);
 
 }  // namespace ck

@@ -1,5 +1,7 @@
-// One inference context: the run state (activations, logits) and the KV cache,
-// allocated once. eval() appends tokens and runs the forward pass.
+// One inference context: the run state (activations, logits) and the KV cache
+// of one or more sequences, allocated once. eval() appends tokens to the
+// first sequence and runs the forward pass; eval_batch() appends tokens to
+// several sequences in one forward pass (continuous batching, apps/server).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -13,8 +15,9 @@
 namespace ck {
 
 struct SessionOptions {
-  int n_ctx = 0;      // 0 = the model's context length
-  int n_batch = 512;  // tokens per prefill batch
+  int n_ctx = 0;      // positions per sequence; 0 = the model's context length
+  int n_batch = 512;  // tokens per prefill batch, and the most eval_batch takes
+  int n_seq = 1;      // sequences (KV cache slots), each of n_ctx positions
   // A context longer than the model was trained for (llama.cpp allows it;
   // quality drops past the trained length, so the apps warn). Off: refused.
   bool allow_longer_context = false;
@@ -26,6 +29,12 @@ struct SessionOptions {
 class EvalStopped : public std::runtime_error {
  public:
   EvalStopped() : std::runtime_error("evaluation stopped") {}
+};
+
+// Tokens for one sequence of an eval_batch call.
+struct SeqTokens {
+  int seq = 0;
+  std::span<const int32_t> tokens;
 };
 
 class Session {
@@ -41,6 +50,15 @@ class Session {
   // not fit in the context or an id is outside the vocabulary.
   std::span<const float> eval(std::span<const int32_t> tokens);
 
+  // Appends each inputs[i].tokens to its sequence at that sequence's
+  // n_past, all in one forward pass, and returns the logits of the last
+  // token of each input: row i (n_vocab floats) for inputs[i], valid until
+  // the next eval. Throws, before running anything, for no input, an input
+  // without tokens, a sequence outside [0, n_seq) or named twice, tokens
+  // that do not fit its context, more than n_batch tokens in all, or an id
+  // outside the vocabulary.
+  std::span<const float> eval_batch(std::span<const SeqTokens> inputs);
+
   // Checked between the layers of every forward pass: when it returns true,
   // eval() stops and throws EvalStopped (Ctrl-C during a long prompt). Empty
   // (the default) = never stop.
@@ -49,10 +67,12 @@ class Session {
   // Like eval(), but writes the logits of every token: out = n_tokens x n_vocab.
   void eval_all(std::span<const int32_t> tokens, std::vector<float>& out);
 
-  int n_past() const;
-  int n_ctx() const;
-  void reset();               // forget everything (n_past = 0)
-  void truncate(int n_past);  // keep the first n_past positions
+  int n_past(int seq = 0) const;
+  int n_ctx() const;  // positions per sequence
+  int n_seq() const;
+  int n_batch() const;
+  void reset();                            // forget everything (every n_past = 0)
+  void truncate(int n_past, int seq = 0);  // keep the first n_past positions of `seq`
   size_t memory_bytes() const;  // KV cache + activations
 
   Session(const Session&) = delete;

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake pkg-config libhwy-dev catch2 libspdlog-dev libcli11-dev
   nlohmann-json3-dev libpcre2-dev libssl-dev libedit-dev libbenchmark-dev
-  clang-14 libclang-rt-14-dev python3-pip tmux)
+  clang-14 libclang-rt-14-dev python3-pip tmux libcpp-httplib-dev chromium chromium-driver haproxy)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -20,10 +20,14 @@ if ((${#missing[@]})); then
 fi
 
 PY=${PYTHON:-python3}
-if ! "$PY" -c "import gguf, numpy, matplotlib, jsonschema" 2>/dev/null; then
-  echo "setup: installing Python packages (gguf, numpy, matplotlib, jsonschema)"
-  "$PY" -m pip install -q --disable-pip-version-check gguf==0.19.0 numpy matplotlib jsonschema 2>/dev/null \
-    || "$PY" -m pip install -q --disable-pip-version-check --break-system-packages gguf==0.19.0 numpy matplotlib jsonschema
+# jsonschema: the grammar tests validate generated JSON with it. openai and
+# selenium: ck-server's end-to-end and browser tests (selenium 4.27.1: newer
+# ones need a certifi the package index does not have yet).
+PIP_PACKAGES=(gguf==0.19.0 numpy matplotlib jsonschema openai==3.54.0 selenium==4.27.1)
+if ! "$PY" -c "import gguf, numpy, matplotlib, jsonschema, openai, selenium" 2>/dev/null; then
+  echo "setup: installing Python packages (${PIP_PACKAGES[*]})"
+  "$PY" -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}" 2>/dev/null \
+    || "$PY" -m pip install -q --disable-pip-version-check --break-system-packages "${PIP_PACKAGES[@]}"
 fi
 
 BUILD_DIR=${BUILD_DIR:-build}

@@ -1,5 +1,8 @@
 #include "apps/common/llama_flags.h"
 
+#include <iterator>
+#include <vector>
+
 namespace ck::app {
 namespace {
 
@@ -51,6 +54,22 @@ constexpr IgnoredFlag kCommonIgnored[] = {
     {"-dt --defrag-thold", IgnoredValue::One, "ck's KV cache needs no defragmentation"},
 };
 
+constexpr FlagAlias kServerAliases[] = {{"-np", "--parallel"}, {"-to", "--timeout"}};
+constexpr IgnoredFlag kServerIgnored[] = {
+    {"-cb --cont-batching", IgnoredValue::None, "ck-server always batches continuously"},
+    {"--metrics", IgnoredValue::None, "ck-server always serves /metrics"},
+    {"--slots --no-slots", IgnoredValue::None, "ck-server has no /slots endpoint; /metrics shows the slots"},
+    {"--webui --no-webui", IgnoredValue::None, "ck-server always serves its chat page at /"},
+};
+
+// The common tables followed by the server's.
+template <typename T, size_t A, size_t B>
+std::vector<T> joined(const T (&a)[A], const T (&b)[B]) {
+  std::vector<T> out(std::begin(a), std::end(a));
+  out.insert(out.end(), std::begin(b), std::end(b));
+  return out;
+}
+
 constexpr FlagAlias kBenchAliases[] = {{"-pg", "--pg"}};
 
 // llama-bench's flags take comma-separated lists ("-ngl 0,99", "-fa 0,1"),
@@ -72,6 +91,13 @@ constexpr IgnoredFlag kBenchIgnored[] = {
 
 const FlagSpellings& llama_common_flags() {
   static const FlagSpellings s{kCommonAliases, kCommonIgnored};
+  return s;
+}
+
+const FlagSpellings& llama_server_flags() {
+  static const std::vector<FlagAlias> aliases = joined(kCommonAliases, kServerAliases);
+  static const std::vector<IgnoredFlag> ignored = joined(kCommonIgnored, kServerIgnored);
+  static const FlagSpellings s{aliases, ignored};
   return s;
 }
 

@@ -11,6 +11,10 @@ namespace ck::app {
 // ck-run, ck-chat, ck-perplexity (llama-cli, llama-completion, llama-perplexity).
 const FlagSpellings& llama_common_flags();
 
+// ck-server and ck-batch-bench (llama-server): the common ones and the
+// server's own (-np, -cb, ...).
+const FlagSpellings& llama_server_flags();
+
 // ck-bench (llama-bench): its GPU and cache flags take value lists.
 const FlagSpellings& llama_bench_flags();
 
