@@ -78,14 +78,32 @@ void KldBaseWriter::add(const BaseRow& row) {
   ++rows_;
 }
 
-void KldBaseWriter::close() {
-  out_.flush();
-  if (!out_) throw std::runtime_error(path_.string() + ": write failed (disk full?)");
-  const uint64_t promised = uint64_t{header_.n_chunk} * header_.n_scored();
-  if (rows_ != promised) {
-    throw std::logic_error("KldBaseWriter: wrote " + std::to_string(rows_) + " rows of " + std::to_string(promised));
+std::vector<int32_t> read_kld_tokens(std::ifstream& in, const std::filesystem::path& path, const KldHeader& header,
+                                     uint64_t expected) {
+  const uint64_t size = std::filesystem::file_size(path);
+  if (size != expected) {
+    throw std::runtime_error(path.string() + ": file is " + std::to_string(size) + " bytes, its header says " +
+                             std::to_string(expected));
   }
-  out_.close();
+  std::vector<int32_t> tokens(uint64_t{header.n_ctx} * header.n_chunk);
+  get(in, tokens.data(), tokens.size(), path, "the tokens");
+  check_token_ids(tokens, header.n_vocab, path);
+  return tokens;
+}
+
+void close_kld_rows(std::ofstream& out, const std::filesystem::path& path, uint64_t rows, uint64_t promised,
+                    const char* who) {
+  out.flush();
+  if (!out) throw std::runtime_error(path.string() + ": write failed (disk full?)");
+  if (rows != promised) {
+    throw std::logic_error(std::string(who) + ": wrote " + std::to_string(rows) + " rows of " +
+                           std::to_string(promised));
+  }
+  out.close();
+}
+
+void KldBaseWriter::close() {
+  close_kld_rows(out_, path_, rows_, uint64_t{header_.n_chunk} * header_.n_scored(), "KldBaseWriter");
 }
 
 KldBaseReader::KldBaseReader(const std::filesystem::path& path) : path_(path), in_(path, std::ios::binary) {
@@ -104,14 +122,7 @@ KldBaseReader::KldBaseReader(const std::filesystem::path& path) : path_(path), i
                              std::to_string(header_.n_vocab) + ", n_chunk " + std::to_string(header_.n_chunk) +
                              ", top_k " + std::to_string(header_.top_k) + ")");
   }
-  const uint64_t size = std::filesystem::file_size(path);
-  if (size != expected_size(header_)) {
-    throw std::runtime_error(path.string() + ": file is " + std::to_string(size) + " bytes, its header says " +
-                             std::to_string(expected_size(header_)));
-  }
-  tokens_.resize(uint64_t{header_.n_ctx} * header_.n_chunk);
-  get(in_, tokens_.data(), tokens_.size(), path, "the tokens");
-  check_token_ids(tokens_, header_.n_vocab, path);
+  tokens_ = read_kld_tokens(in_, path, header_, expected_size(header_));
 }
 
 void KldBaseReader::next(BaseRow& row) {

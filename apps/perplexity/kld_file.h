@@ -43,6 +43,17 @@ struct KldHeader {
 // Throws naming the file unless every token id is below n_vocab.
 void check_token_ids(std::span<const int32_t> tokens, uint32_t n_vocab, const std::filesystem::path& path);
 
+// The end of writing a base file: flushes `out`, checks that the writes
+// succeeded and that `rows` is the `promised` count (a logic error of the
+// writer `who` otherwise), and closes it.
+void close_kld_rows(std::ofstream& out, const std::filesystem::path& path, uint64_t rows, uint64_t promised,
+                    const char* who);
+
+// What follows a base file's header: checks the file's size against
+// `expected` bytes, then reads the n_ctx x n_chunk tokens and checks their ids.
+std::vector<int32_t> read_kld_tokens(std::ifstream& in, const std::filesystem::path& path, const KldHeader& header,
+                                     uint64_t expected);
+
 class KldBaseWriter {
  public:
   KldBaseWriter(const std::filesystem::path& path, const KldHeader& header, std::span<const int32_t> tokens);

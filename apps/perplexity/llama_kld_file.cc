@@ -126,13 +126,7 @@ void LlamaKldWriter::add(std::span<const float> logits) {
 }
 
 void LlamaKldWriter::close() {
-  out_.flush();
-  if (!out_) throw std::runtime_error(path_.string() + ": write failed (disk full?)");
-  const uint64_t promised = uint64_t{header_.n_chunk} * header_.n_scored();
-  if (rows_ != promised) {
-    throw std::logic_error("LlamaKldWriter: wrote " + std::to_string(rows_) + " rows of " + std::to_string(promised));
-  }
-  out_.close();
+  close_kld_rows(out_, path_, rows_, uint64_t{header_.n_chunk} * header_.n_scored(), "LlamaKldWriter");
 }
 
 bool is_llama_kld_file(const std::filesystem::path& path) {
@@ -155,14 +149,7 @@ LlamaKldReader::LlamaKldReader(const std::filesystem::path& path) : path_(path),
                              std::to_string(fields[1]) + ", n_chunk " + std::to_string(fields[2]) + ")");
   }
   header_ = {static_cast<uint32_t>(fields[0]), static_cast<uint32_t>(fields[1]), static_cast<uint32_t>(fields[2]), 0};
-  const uint64_t size = std::filesystem::file_size(path);
-  if (size != expected_size(header_)) {
-    throw std::runtime_error(path.string() + ": file is " + std::to_string(size) + " bytes, its header says " +
-                             std::to_string(expected_size(header_)));
-  }
-  tokens_.resize(uint64_t{header_.n_ctx} * header_.n_chunk);
-  get(in_, tokens_.data(), tokens_.size(), path, "the tokens");
-  check_token_ids(tokens_, header_.n_vocab, path);
+  tokens_ = read_kld_tokens(in_, path, header_, expected_size(header_));
   row_.resize(values_per_row(header_.n_vocab));
 }
 
