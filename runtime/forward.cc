@@ -132,15 +132,15 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
   for_tokens(team, n, [&](int t) { embed(w.token_embd, tokens[t], c.embed_scale, x + t * dim); });
 
   for (int l = 0; l < c.n_layers; ++l) {
+    const LayerView& L = w.layers[l];
     // Between layers: a long prefill batch (seconds) stops within one
     // layer's time. The master asks; the barrier of the next for_tokens
     // tells the others.
-    const LayerView& L = w.layers[l];
+    if (team.master() && stop && stop()) stopped = true;
 
     // attention: xb = rmsnorm(x); q, k, v = xb @ Wq, Wk, Wv (+ biases);
     // per-head RMSNorm of q and k (qwen3, gemma3); RoPE on q and k (local
     // layers: their own table); k and v appended to the cache
-    if (team.master() && stop && stop()) stopped = true;
     for_tokens(team, n, [&](int t) { rmsnorm(s.xb.get() + t * dim, x + t * dim, L.attn_norm.f32(), dim, c.rms_eps); });
     if (stopped) return;
     project_qkv(team, L, s.xb.get(), n, s.q.get(), s.k.get(), s.v.get());
