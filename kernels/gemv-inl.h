@@ -116,25 +116,51 @@ HWY_INLINE VI LoadI8(const int8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DI8
 
 HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 
-// Every dtype kernel below provides, for one row of `cols` weights:
-//   static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs)
-//     (sums of x per 16 / 32 values, for the Q6_K offset and Q4_K minimums)
+// Every dtype kernel below provides, for one row of `cols` weights and kN
+// activation vectors (several sequences decoding together):
+//   template <int kN> static void Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs, float* out)
+//     out[t] = dot(row, vector t). Vector t is x + t * cols in fp32 and, in
+//     the int16 form, q16 + t * cols, scale32 and by32 + t * cols / 32, by16
+//     + t * cols / 16 (VectorOf). Each block of weights is decoded once into
+//     registers and multiplied with all kN vectors; every vector sees the
+//     same operations in the same order as with kN = 1, so its result is
+//     bit for bit the one it gets alone (Vectors<kN> gives their XSums).
 //   static void Decode(const uint8_t* row, int64_t cols, float* out)  (F32, F16, BF16: for the float GEMM)
 
+// The int16 form of vector t of a call whose vector 0 is xs.
+HWY_INLINE XSums VectorOf(const XSums& xs, int64_t cols, int64_t t) {
+  auto at = [t](const auto* p, int64_t stride) { return p == nullptr ? p : p + t * stride; };
+  return {at(xs.by16, cols / 16), at(xs.by32, cols / 32), at(xs.q16, cols), at(xs.scale32, cols / 32)};
+}
+
+template <int kN>
+HWY_INLINE std::array<XSums, kN> Vectors(const XSums& xs, int64_t cols) {
+  std::array<XSums, kN> x;
+  for (int t = 0; t < kN; ++t) x[t] = VectorOf(xs, cols, t);
+  return x;
+}
+
 struct F32Kernel {
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums) {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float* x, XSums, float* out) {
     const DF df;
     const auto* w = reinterpret_cast<const float*>(row);
     const int64_t N = static_cast<int64_t>(hn::Lanes(df));
-    VF a0 = hn::Zero(df), a1 = hn::Zero(df);
+    VF a0[kN], a1[kN];
+    for (int t = 0; t < kN; ++t) a0[t] = a1[t] = hn::Zero(df);
     int64_t i = 0;
     for (; i + 2 * N <= cols; i += 2 * N) {
-      a0 = hn::MulAdd(hn::LoadU(df, w + i), hn::LoadU(df, x + i), a0);
-      a1 = hn::MulAdd(hn::LoadU(df, w + i + N), hn::LoadU(df, x + i + N), a1);
+      const VF w0 = hn::LoadU(df, w + i), w1 = hn::LoadU(df, w + i + N);
+      for (int t = 0; t < kN; ++t) {
+        a0[t] = hn::MulAdd(w0, hn::LoadU(df, x + t * cols + i), a0[t]);
+        a1[t] = hn::MulAdd(w1, hn::LoadU(df, x + t * cols + i + N), a1[t]);
+      }
     }
-    float tail = 0.0f;
-    for (; i < cols; ++i) tail += w[i] * x[i];
-    return Sum(hn::Add(a0, a1)) + tail;
+    for (int t = 0; t < kN; ++t) {
+      float tail = 0.0f;
+      for (int64_t j = i; j < cols; ++j) tail += w[j] * x[t * cols + j];
+      out[t] = Sum(hn::Add(a0[t], a1[t])) + tail;
+    }
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     std::memcpy(out, row, static_cast<size_t>(cols) * sizeof(float));
@@ -151,19 +177,26 @@ struct HalfKernel {
     if constexpr (std::is_same_v<T, hwy::float16_t>) return fp16_to_fp32(h);
     return bf16_to_fp32(h);
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float* x, XSums) {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float* x, XSums, float* out) {
     const DF df;
     const auto* w = reinterpret_cast<const uint16_t*>(row);
     const int64_t N = static_cast<int64_t>(hn::Lanes(df));
-    VF a0 = hn::Zero(df), a1 = hn::Zero(df);
+    VF a0[kN], a1[kN];
+    for (int t = 0; t < kN; ++t) a0[t] = a1[t] = hn::Zero(df);
     int64_t i = 0;
     for (; i + 2 * N <= cols; i += 2 * N) {
-      a0 = hn::MulAdd(Load(w + i), hn::LoadU(df, x + i), a0);
-      a1 = hn::MulAdd(Load(w + i + N), hn::LoadU(df, x + i + N), a1);
+      const VF w0 = Load(w + i), w1 = Load(w + i + N);
+      for (int t = 0; t < kN; ++t) {
+        a0[t] = hn::MulAdd(w0, hn::LoadU(df, x + t * cols + i), a0[t]);
+        a1[t] = hn::MulAdd(w1, hn::LoadU(df, x + t * cols + i + N), a1[t]);
+      }
     }
-    float tail = 0.0f;
-    for (; i < cols; ++i) tail += Scalar(w[i]) * x[i];
-    return Sum(hn::Add(a0, a1)) + tail;
+    for (int t = 0; t < kN; ++t) {
+      float tail = 0.0f;
+      for (int64_t j = i; j < cols; ++j) tail += Scalar(w[j]) * x[t * cols + j];
+      out[t] = Sum(hn::Add(a0[t], a1[t])) + tail;
+    }
   }
   static void Decode(const uint8_t* row, int64_t cols, float* out) {
     const DF df;
@@ -193,25 +226,35 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
 // Q8_0: w = d * q. sum(q * xq) is exact in int32 per block, then scaled
 // once by d * xscale; two blocks per iteration on independent accumulators.
 struct Q8_0Kernel {
-  static HWY_INLINE V32 BlockDot(const BlockQ8_0& b, const int16_t* xq) {
-    V32 s = hn::Zero(D32());
-    for (size_t i = 0; i < kQK; i += hn::Lanes(D16())) s = MulAcc(LoadI8To16(b.qs + i), xq + i, s);
-    return s;
+  // acc[t] += d * xscale_t * sum(q * xq_t) over block k.
+  template <int kN>
+  static HWY_INLINE void Block(const BlockQ8_0& b, int64_t k, const XSums* x, VF32* acc) {
+    V32 s[kN];
+    for (int t = 0; t < kN; ++t) s[t] = hn::Zero(D32());
+    for (size_t i = 0; i < kQK; i += hn::Lanes(D16())) {
+      const V16 w = LoadI8To16(b.qs + i);
+      for (int t = 0; t < kN; ++t) s[t] = MulAcc(w, x[t].q16 + k * kQK + i, s[t]);
+    }
+    const float d = LoadHalf(&b.d);
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = hn::MulAdd(hn::ConvertTo(DF32(), s[t]), hn::Set(DF32(), d * x[t].scale32[k]), acc[t]);
+    }
   }
-  static HWY_INLINE VF32 Factor(const BlockQ8_0& b, float xscale) { return hn::Set(DF32(), LoadHalf(&b.d) * xscale); }
-  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const DF32 df;
     const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
     const int64_t nb = cols / kQK;
-    VF32 a0 = hn::Zero(df), a1 = hn::Zero(df);
+    const auto x = Vectors<kN>(xs, cols);
+    VF32 a0[kN], a1[kN];
+    for (int t = 0; t < kN; ++t) a0[t] = a1[t] = hn::Zero(df);
     int64_t k = 0;
     for (; k + 2 <= nb; k += 2) {
-      a0 = hn::MulAdd(hn::ConvertTo(df, BlockDot(b[k], xs.q16 + k * kQK)), Factor(b[k], xs.scale32[k]), a0);
-      a1 = hn::MulAdd(hn::ConvertTo(df, BlockDot(b[k + 1], xs.q16 + (k + 1) * kQK)), Factor(b[k + 1], xs.scale32[k + 1]),
-                      a1);
+      Block<kN>(b[k], k, x.data(), a0);
+      Block<kN>(b[k + 1], k + 1, x.data(), a1);
     }
-    if (k < nb) a0 = hn::MulAdd(hn::ConvertTo(df, BlockDot(b[k], xs.q16 + k * kQK)), Factor(b[k], xs.scale32[k]), a0);
-    return hn::GetLane(hn::SumOfLanes(df, hn::Add(a0, a1)));
+    if (k < nb) Block<kN>(b[k], k, x.data(), a0);
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, hn::Add(a0[t], a1[t])));
   }
 };
 
@@ -264,20 +307,28 @@ struct LegacyKernel {
       return hn::Set(dh, static_cast<int16_t>(((qh[first / 8] >> (first % 8)) & 1) * 16));
     }
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const DH dh;
     const DHF df;
     const hn::Rebind<uint8_t, DH> du8;
     const auto* b = reinterpret_cast<const Block*>(row);
     const auto mask = hn::Set(dh, 0xF);
-    auto acc = hn::Zero(df);
-    float offset = 0.0f;
+    const auto x = Vectors<kN>(xs, cols);
+    hn::Vec<DHF> acc[kN];
+    float offset[kN];
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = hn::Zero(df);
+      offset[t] = 0.0f;
+    }
     for (int64_t k = 0; k < cols / kQK; ++k) {
       float d, block_offset;
       Scales(b[k], d, block_offset);
-      if constexpr (!kCodebook) offset += block_offset * xs.by32[k];
-      const int16_t* xq = xs.q16 + k * kQK;
-      auto sum = hn::Zero(DHW());
+      hn::Vec<DHW> sum[kN];
+      for (int t = 0; t < kN; ++t) {
+        if constexpr (!kCodebook) offset[t] += block_offset * x[t].by32[k];
+        sum[t] = hn::Zero(DHW());
+      }
       for (size_t i = 0; i < kQK / 2; i += hn::Lanes(dh)) {
         const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + i));
         auto lo = hn::And(q, mask), hi = hn::ShiftRight<4>(q);
@@ -289,12 +340,17 @@ struct LegacyKernel {
           lo = Codebook(lo);
           hi = Codebook(hi);
         }
-        sum = MulAcc(lo, xq + i, sum);
-        sum = MulAcc(hi, xq + kQK / 2 + i, sum);
+        for (int t = 0; t < kN; ++t) {
+          const int16_t* xq = x[t].q16 + k * kQK;
+          sum[t] = MulAcc(lo, xq + i, sum[t]);
+          sum[t] = MulAcc(hi, xq + kQK / 2 + i, sum[t]);
+        }
       }
-      acc = hn::MulAdd(hn::ConvertTo(df, sum), hn::Set(df, d * xs.scale32[k]), acc);
+      for (int t = 0; t < kN; ++t) {
+        acc[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), hn::Set(df, d * x[t].scale32[k]), acc[t]);
+      }
     }
-    return hn::GetLane(hn::SumOfLanes(df, acc)) + offset;
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t])) + offset[t];
   }
 };
 
@@ -364,43 +420,55 @@ struct Q45_KKernel {
   // over j). |sc*q| <= 63*31 fits int16; an int32 lane takes at most four
   // vpmaddwd (4 * 2 * 1953 * 32767 < 2^31) before it is converted.
   static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
-  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const DF32 df;
     const D16 d16;
     const hn::CappedTag<float, 8> d8;
     const size_t N = hn::Lanes(d16);
     const auto* b = reinterpret_cast<const Block*>(row);
-    VF32 acc = hn::Zero(df);
-    auto min_acc = hn::Zero(d8);
-    const float* xsum32 = xs.by32;
-    const float* xscale = xs.scale32;
-    const int16_t* xq = xs.q16;
-    for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xsum32 += 8, xscale += 8) {
+    const auto x = Vectors<kN>(xs, cols);
+    VF32 acc[kN];
+    hn::Vec<decltype(d8)> min_acc[kN];
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = hn::Zero(df);
+      min_acc[t] = hn::Zero(d8);
+    }
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
       HWY_ALIGN uint8_t sc_m[16];
       Unpack(b[k], sc_m);
       float dd[2];
       LoadHalf2(&b[k].d, dd);
       HWY_ALIGN float dm[8];
       ScaleBytes(sc_m + 8, dd[1], dm);
-      for (size_t i = 0; i < 8; i += hn::Lanes(d8)) {
-        min_acc = hn::MulAdd(hn::Load(d8, dm + i), hn::LoadU(d8, xsum32 + i), min_acc);
+      for (int t = 0; t < kN; ++t) {
+        for (size_t i = 0; i < 8; i += hn::Lanes(d8)) {
+          min_acc[t] = hn::MulAdd(hn::Load(d8, dm + i), hn::LoadU(d8, x[t].by32 + 8 * k + i), min_acc[t]);
+        }
       }
       for (int h = 0; h < 2; ++h) {
-        const VF32 factor = hn::Set(df, dd[0] * xscale[4 * h]);
         for (size_t i = 0; i < 32; i += N) {
-          V32 sum = hn::Zero(D32());
+          V32 sum[kN];
+          for (int t = 0; t < kN; ++t) sum[t] = hn::Zero(D32());
           for (int g = 2 * h; g < 2 * h + 2; ++g) {
             V16 lo, hi;
             Quants(d16, b[k], g, i, lo, hi);
-            const int16_t* xg = xq + 64 * g + i;
-            sum = MulAcc(hn::Mul(lo, ScaleOf(sc_m, 2 * g)), xg, sum);
-            sum = MulAcc(hn::Mul(hi, ScaleOf(sc_m, 2 * g + 1)), xg + 32, sum);
+            const V16 wlo = hn::Mul(lo, ScaleOf(sc_m, 2 * g)), whi = hn::Mul(hi, ScaleOf(sc_m, 2 * g + 1));
+            for (int t = 0; t < kN; ++t) {
+              const int16_t* xg = x[t].q16 + k * kQK_K + 64 * g + i;
+              sum[t] = MulAcc(wlo, xg, sum[t]);
+              sum[t] = MulAcc(whi, xg + 32, sum[t]);
+            }
           }
-          acc = hn::MulAdd(hn::ConvertTo(df, sum), factor, acc);
+          for (int t = 0; t < kN; ++t) {
+            acc[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), hn::Set(df, dd[0] * x[t].scale32[8 * k + 4 * h]), acc[t]);
+          }
         }
       }
     }
-    return hn::GetLane(hn::SumOfLanes(df, acc)) - hn::GetLane(hn::SumOfLanes(d8, min_acc));
+    for (int t = 0; t < kN; ++t) {
+      out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t])) - hn::GetLane(hn::SumOfLanes(d8, min_acc[t]));
+    }
   }
 };
 
@@ -456,7 +524,8 @@ struct Q6_KKernel {
   // vpmaddwd per int32 lane stay below 2^31 (4 * 2 * 8064 * 32767), and the
   // sums are converted and scaled once per half instead of once per quarter.
   static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
-  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const DF df;
     const DF32 df32;
     const D16 d16;
@@ -464,34 +533,45 @@ struct Q6_KKernel {
     const hn::Rebind<int8_t, decltype(d16x16)> di8x16;
     const size_t N = hn::Lanes(df);
     const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
-    const float* xsum16 = xs.by16;
-    const int16_t* xq = xs.q16;
-    const float* xscale = xs.scale32;
-    VF32 acc = hn::Zero(df32);
-    VF offset = hn::Zero(df);
-    for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xsum16 += 16, xscale += 8) {
+    const auto x = Vectors<kN>(xs, cols);
+    VF32 acc[kN];
+    VF offset[kN];
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = hn::Zero(df32);
+      offset[t] = hn::Zero(df);
+    }
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
       HWY_ALIGN float ds[16];
       Scales(b[k], ds);
-      for (size_t i = 0; i < 16; i += N) offset = hn::MulAdd(hn::Load(df, ds + i), hn::LoadU(df, xsum16 + i), offset);
+      for (int t = 0; t < kN; ++t) {
+        for (size_t i = 0; i < 16; i += N) {
+          offset[t] = hn::MulAdd(hn::Load(df, ds + i), hn::LoadU(df, x[t].by16 + 16 * k + i), offset[t]);
+        }
+      }
       HWY_ALIGN int16_t sc16[16];
       for (size_t i = 0; i < 16; i += hn::Lanes(d16x16)) {
         hn::Store(hn::PromoteTo(d16x16, hn::LoadU(di8x16, b[k].scales + i)), d16x16, sc16 + i);
       }
       const float d = LoadHalf(&b[k].d);
       for (int h = 0; h < 2; ++h) {
-        const VF32 factor = hn::Set(df32, d * xscale[4 * h]);
-        V32 sum = hn::Zero(D32());
+        V32 sum[kN];
+        for (int t = 0; t < kN; ++t) sum[t] = hn::Zero(D32());
         ForEachQuarter(d16, b[k], h, [&](int quarter, size_t l, V16 q) {
-          sum = MulAcc(hn::Mul(q, LaneScales(sc16 + 8 * h, quarter, l)), xq + 128 * h + 32 * quarter + l, sum);
+          const V16 w = hn::Mul(q, LaneScales(sc16 + 8 * h, quarter, l));
+          for (int t = 0; t < kN; ++t) {
+            sum[t] = MulAcc(w, x[t].q16 + k * kQK_K + 128 * h + 32 * quarter + l, sum[t]);
+          }
           // After the fourth quarter at this l: four vpmaddwd per lane at most.
           if (quarter == 3) {
-            acc = hn::MulAdd(hn::ConvertTo(df32, sum), factor, acc);
-            sum = hn::Zero(D32());
+            for (int t = 0; t < kN; ++t) {
+              acc[t] = hn::MulAdd(hn::ConvertTo(df32, sum[t]), hn::Set(df32, d * x[t].scale32[8 * k + 4 * h]), acc[t]);
+              sum[t] = hn::Zero(D32());
+            }
           }
         });
       }
     }
-    return hn::GetLane(hn::SumOfLanes(df32, acc)) - 32.0f * Sum(offset);
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df32, acc[t])) - 32.0f * Sum(offset[t]);
   }
 };
 
@@ -508,16 +588,38 @@ namespace ck::qgemv::HWY_NAMESPACE {
 // line by line while this one is multiplied: the hardware prefetcher alone
 // left a core waiting on DRAM for a third of the time (measured in
 // docs/kernels.md: +25-40 % GB/s from DRAM, -2 % with the weights in cache).
+// For n vectors (several sequences decoding together), Y[t * y_stride + r]:
+// each row, read once, is multiplied with the vectors four at a time (the
+// most whose accumulators stay in AVX2's 16 registers), then two, then one.
 constexpr int64_t kPrefetchRows = 2;
+constexpr int kMaxVectorsPerDot = 4;
+
+template <class K, int kN>
+HWY_INLINE void DotInto(const uint8_t* row, int64_t cols, const float* x, const XSums& xs, int64_t t, float* y,
+                        int64_t y_stride) {
+  float out[kN];
+  K::template Dot<kN>(row, cols, x + t * cols, VectorOf(xs, cols, t), out);
+  for (int u = 0; u < kN; ++u) y[(t + u) * y_stride] = out[u];
+}
+
 template <class K>
 void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
-              XSums xs, float* y) {
+              XSums xs, int64_t n, float* y, int64_t y_stride) {
   for (int64_t r = r0; r < r1; ++r) {
     if (r + kPrefetchRows < r1) {
       const uint8_t* ahead = W + static_cast<size_t>(r + kPrefetchRows) * row_bytes;
       for (size_t off = 0; off < row_bytes; off += 64) hwy::Prefetch(ahead + off);
     }
-    y[r] = K::Dot(W + static_cast<size_t>(r) * row_bytes, cols, x, xs);
+    const uint8_t* row = W + static_cast<size_t>(r) * row_bytes;
+    int64_t t = 0;
+    for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {
+      DotInto<K, kMaxVectorsPerDot>(row, cols, x, xs, t, y + r, y_stride);
+    }
+    if (t + 2 <= n) {
+      DotInto<K, 2>(row, cols, x, xs, t, y + r, y_stride);
+      t += 2;
+    }
+    if (t < n) DotInto<K, 1>(row, cols, x, xs, t, y + r, y_stride);
   }
 }
 
@@ -598,8 +700,8 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 
 #define CK_DEFINE_GEMV_ENTRY_POINT(name, K)                                                            \
   void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \
-                      XSums xs, float* y) {                                                              \
-    GemvRows<K>(W, rb, r0, r1, cols, x, xs, y);                                                          \
+                      XSums xs, int64_t n, float* y, int64_t y_stride) {                                 \
+    GemvRows<K>(W, rb, r0, r1, cols, x, xs, n, y, y_stride);                                             \
   }
 #define CK_DEFINE_GEMM_ENTRY_POINT(name, K)                                                            \
   void GemmRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* X, \

@@ -34,7 +34,8 @@ CK_GEMM_FLOAT_KERNELS(CK_EXPORT_GEMM)
 #undef CK_EXPORT_GEMM
 HWY_EXPORT(CompiledTargetName);
 
-using GemvRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, XSums, float*);
+using GemvRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, XSums, int64_t, float*,
+                            int64_t);
 using GemmRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, int64_t, float*,
                             int64_t, float*, float*);
 
@@ -98,14 +99,12 @@ std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
 // the sums of the exact x instead, the rounding errors of the two terms
 // would not cancel (the weights' q are all positive) and decode was about
 // twice as far from the fp64 reference (measured on SmolLM2's Q4_1).
-const float* block_sums(const int16_t* q16, const float* scale32, int64_t cols, int width, std::vector<float>& buf) {
-  buf.assign(static_cast<size_t>(cols / width), 0.0f);
+void block_sums(const int16_t* q16, const float* scale32, int64_t cols, int width, float* sums) {
   for (int64_t k = 0; k < cols / width; ++k) {
     int32_t s = 0;
     for (int i = 0; i < width; ++i) s += q16[width * k + i];
-    buf[static_cast<size_t>(k)] = static_cast<float>(s) * scale32[width * k / 32];
+    sums[k] = static_cast<float>(s) * scale32[width * k / 32];
   }
-  return buf.data();
 }
 
 // The dtypes whose gemv multiplies integers (int16 activations): every
@@ -117,9 +116,7 @@ bool uses_x16(DType dt) { return traits(dt).block_size > 1; }
 // is stored once per 32 values (repeated over a group) so that the kernels
 // index it by block. A non-finite group gets scale NaN, so that its rows come
 // out NaN as with fp32 arithmetic.
-const int16_t* quantize_x16(const float* x, int64_t cols, std::vector<int16_t>& q, std::vector<float>& scale32) {
-  q.resize(static_cast<size_t>(cols));
-  scale32.resize(static_cast<size_t>(cols / 32));
+void quantize_x16(const float* x, int64_t cols, int16_t* q, float* scale32) {
   for (int64_t g0 = 0; g0 < cols; g0 += kInt16ActivationGroup) {
     const int64_t n = std::min(kInt16ActivationGroup, cols - g0);
     const float* xg = x + g0;
@@ -130,9 +127,9 @@ const int16_t* quantize_x16(const float* x, int64_t cols, std::vector<int16_t>& 
       finite &= std::isfinite(xg[i]);
     }
     const float d = finite ? amax / 32767.0f : std::numeric_limits<float>::quiet_NaN();
-    std::fill(scale32.begin() + g0 / 32, scale32.begin() + (g0 + n) / 32, d);
+    std::fill(scale32 + g0 / 32, scale32 + (g0 + n) / 32, d);
     if (!finite) {
-      std::fill_n(q.begin() + g0, n, int16_t{0});
+      std::fill_n(q + g0, n, int16_t{0});
       continue;
     }
     const float inv = d > 0.0f ? 1.0f / d : 0.0f;
@@ -141,10 +138,9 @@ const int16_t* quantize_x16(const float* x, int64_t cols, std::vector<int16_t>& 
     // rounded in the float's last place (no -ffast-math here to fold it).
     constexpr float kRound = 12582912.0f;
     for (int64_t i = 0; i < n; ++i) {
-      q[static_cast<size_t>(g0 + i)] = static_cast<int16_t>((xg[i] * inv + kRound) - kRound);
+      q[g0 + i] = static_cast<int16_t>((xg[i] * inv + kRound) - kRound);
     }
   }
-  return q.data();
 }
 
 }  // namespace
@@ -178,21 +174,29 @@ ActivationNeeds activation_needs(std::span<const GemvOutput> outputs, int64_t co
   return nd;
 }
 
-// One activation vector as the kernels take it: int16 with its scales and block sums.
+// n activation vectors as the kernels take them: int16 with their scales
+// and block sums, vector t at t * cols (q16), t * cols / 32 (scale32,
+// sums32) and t * cols / 16 (sums16), as gemv-inl.h's VectorOf expects.
 struct Activations {
   std::vector<float> sums16, sums32, scale32;
   std::vector<int16_t> q16;
 
-  qgemv::XSums prepare(const float* x, int64_t cols, const ActivationNeeds& nd) {
-    const int16_t* xq = nd.q16 ? quantize_x16(x, cols, q16, scale32) : nullptr;
-    return {nd.sums16 ? block_sums(xq, scale32.data(), cols, 16, sums16) : nullptr,
-            nd.sums32 ? block_sums(xq, scale32.data(), cols, 32, sums32) : nullptr, xq, scale32.data()};
+  qgemv::XSums prepare(const float* X, int64_t cols, int64_t n, const ActivationNeeds& nd) {
+    if (!nd.q16) return {};
+    q16.resize(static_cast<size_t>(n * cols));
+    scale32.resize(static_cast<size_t>(n * cols / 32));
+    sums16.resize(nd.sums16 ? static_cast<size_t>(n * cols / 16) : 0);
+    sums32.resize(nd.sums32 ? static_cast<size_t>(n * cols / 32) : 0);
+    for (int64_t t = 0; t < n; ++t) {
+      int16_t* q = q16.data() + t * cols;
+      float* scale = scale32.data() + t * (cols / 32);
+      quantize_x16(X + t * cols, cols, q, scale);
+      if (nd.sums16) block_sums(q, scale, cols, 16, sums16.data() + t * (cols / 16));
+      if (nd.sums32) block_sums(q, scale, cols, 32, sums32.data() + t * (cols / 32));
+    }
+    return {nd.sums16 ? sums16.data() : nullptr, nd.sums32 ? sums32.data() : nullptr, q16.data(), scale32.data()};
   }
 };
-
-// gemv_batch: rows per tile, about this many weight bytes, so that a tile
-// read from memory for the first activation vector is still in L2 for the others.
-constexpr size_t kBatchTileBytes = 64 << 10;
 
 int64_t checked_weights(std::span<const GemvOutput> outputs, int64_t cols, const char* fn) {
   int64_t weights = 0;
@@ -206,22 +210,11 @@ int64_t checked_weights(std::span<const GemvOutput> outputs, int64_t cols, const
 }  // namespace
 
 void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
-  apply_simd_target_from_env();
-  const int64_t weights = checked_weights(outputs, cols, "gemv");
-  run_team(threads_for(weights), [&](Team& team) { gemv_multi(team, outputs, cols, x); });
+  gemv_batch(outputs, cols, x, 1);
 }
 
 void gemv_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
-  // Every thread rounds x itself, into its own buffers: a few hundred
-  // nanoseconds, less than the barrier that sharing one copy would need.
-  thread_local Activations act;
-  const qgemv::XSums xs = act.prepare(x, cols, activation_needs(outputs, cols));
-  for (const GemvOutput& o : outputs) {
-    const auto [r0, r1] = team.share(o.rows);
-    qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,
-                                 x, xs, o.y);
-  }
-  team.barrier();
+  gemv_batch(team, outputs, cols, x, 1);
 }
 
 void gemv_batch(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
@@ -231,24 +224,15 @@ void gemv_batch(std::span<const GemvOutput> outputs, int64_t cols, const float* 
 }
 
 void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
-  const ActivationNeeds nd = activation_needs(outputs, cols);
-  // As in gemv_multi, every thread rounds the n vectors itself.
-  thread_local std::vector<Activations> acts;
-  thread_local std::vector<qgemv::XSums> xs;
-  acts.resize(static_cast<size_t>(n));
-  xs.resize(static_cast<size_t>(n));
-  for (int64_t t = 0; t < n; ++t) xs[t] = acts[t].prepare(X + t * cols, cols, nd);
+  // Every thread rounds the vectors itself, into its own buffers: a few
+  // hundred nanoseconds per vector, less than the barrier that sharing one
+  // copy would need.
+  thread_local Activations act;
+  const qgemv::XSums xs = act.prepare(X, cols, n, activation_needs(outputs, cols));
   for (const GemvOutput& o : outputs) {
     const auto [r0, r1] = team.share(o.rows);
-    const size_t rb = row_bytes(traits(o.dtype), cols);
-    const int64_t tile = std::max<int64_t>(1, static_cast<int64_t>(kBatchTileBytes / rb));
-    const qgemv::GemvRowsFn rows_fn = qgemv::gemv_rows_fn(o.dtype);
-    for (int64_t r = r0; r < r1; r += tile) {
-      const int64_t e = std::min(r1, r + tile);
-      for (int64_t t = 0; t < n; ++t) {
-        rows_fn(static_cast<const uint8_t*>(o.W), rb, r, e, cols, X + t * cols, xs[t], o.y + t * o.rows);
-      }
-    }
+    qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,
+                                 X, xs, n, o.y, o.rows);
   }
   team.barrier();
 }

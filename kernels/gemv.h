@@ -53,10 +53,11 @@ void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
 void gemv_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* x);
 
 // Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n, with gemv's
-// kernel and rounding: each tile of rows is read from memory once and used
-// for every one of the n vectors from cache. For a few vectors (several
-// sequences decoding together) this is faster than gemm, which first
-// decodes each tile; every Y row equals gemv's for that vector exactly.
+// kernels and rounding: each block of weights is read and decoded into
+// registers once and multiplied with up to four of the vectors. For a few
+// vectors (several sequences decoding together) this is faster than gemm,
+// which first decodes whole tiles to bytes; every Y row equals gemv's for
+// that vector bit for bit.
 void gemv_batch(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
 void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
 

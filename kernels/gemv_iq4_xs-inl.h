@@ -25,7 +25,8 @@ struct IQ4_XSKernel {
   using NL = LegacyKernel<BlockIQ4_NL>;  // its codebook lookup and int16 tag
   using DH = NL::DH;
   static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
-  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const DH dh;
     const hn::RepartitionToWide<DH> dw;
     const hn::Rebind<float, decltype(dw)> df;
@@ -33,30 +34,35 @@ struct IQ4_XSKernel {
     const size_t N = hn::Lanes(dh);
     const auto* b = reinterpret_cast<const BlockIQ4_XS*>(row);
     const auto mask = hn::Set(dh, 0xF);
-    const int16_t* xq = xs.q16;
-    const float* xscale = xs.scale32;
-    auto acc = hn::Zero(df);
-    for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xscale += 8) {
+    const auto x = Vectors<kN>(xs, cols);
+    hn::Vec<decltype(df)> acc[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(df);
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
       int16_t sc[8];
       for (int s = 0; s < 8; ++s) sc[s] = static_cast<int16_t>(iq4_xs_scale(s, b[k]));
       const float d = LoadHalf(&b[k].d);
       for (int h = 0; h < 2; ++h) {
-        const auto factor = hn::Set(df, d * xscale[4 * h]);
         for (size_t i = 0; i < kQK / 2; i += N) {
-          auto sum = hn::Zero(dw);
+          hn::Vec<decltype(dw)> sum[kN];
+          for (int t = 0; t < kN; ++t) sum[t] = hn::Zero(dw);
           for (int s = 4 * h; s < 4 * h + 4; ++s) {
             const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + 16 * s + i));
             const auto scale = hn::Set(dh, sc[s]);
             const auto lo = hn::Mul(NL::Codebook(hn::And(q, mask)), scale);
             const auto hi = hn::Mul(NL::Codebook(hn::ShiftRight<4>(q)), scale);
-            sum = MulAcc(lo, xq + 32 * s + i, sum);
-            sum = MulAcc(hi, xq + 32 * s + 16 + i, sum);
+            for (int t = 0; t < kN; ++t) {
+              const int16_t* xq = x[t].q16 + k * kQK_K;
+              sum[t] = MulAcc(lo, xq + 32 * s + i, sum[t]);
+              sum[t] = MulAcc(hi, xq + 32 * s + 16 + i, sum[t]);
+            }
           }
-          acc = hn::MulAdd(hn::ConvertTo(df, sum), factor, acc);
+          for (int t = 0; t < kN; ++t) {
+            acc[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), hn::Set(df, d * x[t].scale32[8 * k + 4 * h]), acc[t]);
+          }
         }
       }
     }
-    return hn::GetLane(hn::SumOfLanes(df, acc));
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
   }
 };
 

@@ -29,9 +29,8 @@ template <class Block>
 struct Q23_KKernel {
   static constexpr bool kQ3 = std::is_same_v<Block, BlockQ3_K>;
   static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
-  // The int16 scales of the 16 sub-blocks; Q2_K also adds dmin * m[s] *
-  // (sum of x over s) to `offset`.
-  static HWY_INLINE void Scales(const Block& b, const float* xsum16, int16_t* sc16, float& offset) {
+  // The int16 scales of the 16 sub-blocks.
+  static HWY_INLINE void Scales(const Block& b, int16_t* sc16) {
     for (int s = 0; s < 16; ++s) {
       if constexpr (kQ3) {
         sc16[s] = static_cast<int16_t>(q3_k_scale(s, b.scales));
@@ -39,30 +38,38 @@ struct Q23_KKernel {
         sc16[s] = static_cast<int16_t>(b.scales[s] & 0xF);
       }
     }
-    if constexpr (!kQ3) {
-      float m = 0.0f;
-      for (int s = 0; s < 16; ++s) m += static_cast<float>(b.scales[s] >> 4) * xsum16[s];
-      offset += LoadHalf(&b.dmin) * m;
-    }
   }
-  static float Dot(const uint8_t* row, int64_t cols, const float*, XSums xs) {
+  // Q2_K's minimum term: dmin * sum_s m[s] * (sum of x over s).
+  static HWY_INLINE float MinTerm(const Block& b, const float* xsum16) {
+    float m = 0.0f;
+    for (int s = 0; s < 16; ++s) m += static_cast<float>(b.scales[s] >> 4) * xsum16[s];
+    return LoadHalf(&b.dmin) * m;
+  }
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const DF32 df;
     const D16 d16;
     const hn::Rebind<uint8_t, D16> du8;
     const size_t N = hn::Lanes(d16);
     const auto* b = reinterpret_cast<const Block*>(row);
-    const int16_t* xq = xs.q16;
-    const float* xscale = xs.scale32;
-    const float* xsum16 = xs.by16;
+    const auto x = Vectors<kN>(xs, cols);
     const auto three = hn::Set(d16, 3);
-    VF32 acc = hn::Zero(df);
-    float offset = 0.0f;
-    for (int64_t k = 0; k < cols / kQK_K; ++k, xq += kQK_K, xscale += 8) {
+    VF32 acc[kN];
+    float offset[kN];
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = hn::Zero(df);
+      offset[t] = 0.0f;
+    }
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
       HWY_ALIGN int16_t sc16[16];
-      Scales(b[k], kQ3 ? nullptr : xsum16 + 16 * k, sc16, offset);
+      Scales(b[k], sc16);
+      if constexpr (!kQ3) {
+        for (int t = 0; t < kN; ++t) offset[t] += MinTerm(b[k], x[t].by16 + 16 * k);
+      }
       const float d = LoadHalf(&b[k].d);
       for (int h = 0; h < 2; ++h) {
-        V32 sum = hn::Zero(D32());
+        V32 sum[kN];
+        for (int t = 0; t < kN; ++t) sum[t] = hn::Zero(D32());
         for (size_t l = 0; l < 32; l += N) {
           const auto qs = hn::PromoteTo(d16, hn::LoadU(du8, b[k].qs + 32 * h + l));
           [[maybe_unused]] hn::Vec<D16> hm;
@@ -74,13 +81,18 @@ struct Q23_KKernel {
               const auto hbit = hn::And(hn::ShiftRightSame(hm, 4 * h + j), hn::Set(d16, 1));
               q = hn::Sub(hn::Or(q, hn::ShiftLeft<2>(hbit)), hn::Set(d16, 4));
             }
-            sum = MulAcc(hn::Mul(q, Q6_KKernel::LaneScales(sc16 + 8 * h, j, l)), xq + 128 * h + 32 * j + l, sum);
+            const V16 w = hn::Mul(q, Q6_KKernel::LaneScales(sc16 + 8 * h, j, l));
+            for (int t = 0; t < kN; ++t) {
+              sum[t] = MulAcc(w, x[t].q16 + k * kQK_K + 128 * h + 32 * j + l, sum[t]);
+            }
           }
         }
-        acc = hn::MulAdd(hn::ConvertTo(df, sum), hn::Set(df, d * xscale[4 * h]), acc);
+        for (int t = 0; t < kN; ++t) {
+          acc[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), hn::Set(df, d * x[t].scale32[8 * k + 4 * h]), acc[t]);
+        }
       }
     }
-    return hn::GetLane(hn::SumOfLanes(df, acc)) - offset;
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t])) - offset[t];
   }
 };
 

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <random>
 
+#include "kernels/blocks.h"
 #include "kernels/gemv.h"
 #include "kernels/quantize.h"
 #include "kernels/simd_target.h"
@@ -91,7 +92,11 @@ struct Reference {
 
 // Every native block-quantized dtype multiplies rounded activations.
 XRounding gemv_rounding(DType dt) { return traits(dt).block_size > 1 ? XRounding::kInt16 : XRounding::kNone; }
-XRounding gemm_rounding(DType dt) { return traits(dt).block_size > 1 ? XRounding::kInt8 : XRounding::kNone; }
+// gemm of at most kGemvBatchMax vectors runs gemv's kernels (gemv_batch).
+XRounding gemm_rounding(DType dt, int64_t n) {
+  if (n <= kGemvBatchMax) return gemv_rounding(dt);
+  return traits(dt).block_size > 1 ? XRounding::kInt8 : XRounding::kNone;
+}
 
 // sum over groups of `width` values of 0.51 * (max |x| / levels) * sum |w|;
 // groups whose max |x| exceeds `spike` times the RMS of x have levels * 254.
@@ -202,7 +207,7 @@ TEST_CASE("gemv and gemm of every target match the reference", "[gemv]") {
           check_close(y, ref1, gemv_rounding(dt));
           std::vector<float> Y(static_cast<size_t>(5 * rows));
           gemm(dt, m.bytes.data(), rows, cols, X.data(), 5, Y.data());
-          check_close(Y, ref5, gemm_rounding(dt));
+          check_close(Y, ref5, gemm_rounding(dt, 5));
         });
       }
     }
@@ -220,7 +225,7 @@ TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on
       INFO(traits(dt).name);
       std::vector<float> Y(static_cast<size_t>(19 * m.rows));
       gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 19, Y.data());
-      check_close(Y, ref, gemm_rounding(dt));
+      check_close(Y, ref, gemm_rounding(dt, 19));
       std::vector<float> y(static_cast<size_t>(m.rows));
       gemv(dt, m.bytes.data(), m.rows, m.cols, X.data(), y.data());
       check_close(y, ref.first_rows(m.rows), gemv_rounding(dt));
@@ -279,7 +284,7 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
       INFO(t.name);
       std::vector<float> Y(static_cast<size_t>(3 * rows));
       gemm(dt, m.bytes.data(), rows, cols, X.data(), 3, Y.data());
-      check_close(Y, ref, gemm_rounding(dt));
+      check_close(Y, ref, gemm_rounding(dt, 3));
     });
   }
 }
@@ -307,6 +312,33 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
   });
 }
 
+// gemv_batch decodes each block once for up to four vectors (kernels in
+// gemv-inl.h take 4, 2 and 1 at a time); every vector must get exactly the
+// result gemv gives it alone, whatever its place in the batch.
+TEST_CASE("gemv_batch equals gemv bit for bit for every vector, dtype and target", "[gemv]") {
+  std::mt19937 rng(5);
+  for (DType dt : kNative) {
+    const int64_t cols = traits(dt).block_size == 1 ? 100 : 2 * kQK_K;
+    const Matrix m = random_matrix(dt, 13, cols, rng);
+    std::vector<float> X = random_vector(kGemvBatchMax * cols, rng);
+    X[3 * cols + 5] = 300.0f;  // vectors of different scales
+    for (int64_t i = 0; i < cols; ++i) X[6 * cols + i] *= 1e-3f;
+    for_each_target([&] {
+      std::vector<float> alone(static_cast<size_t>(kGemvBatchMax * m.rows));
+      for (int64_t t = 0; t < kGemvBatchMax; ++t) {
+        gemv(dt, m.bytes.data(), m.rows, cols, X.data() + t * cols, alone.data() + t * m.rows);
+      }
+      for (int64_t n = 1; n <= kGemvBatchMax; ++n) {
+        INFO(traits(dt).name << ", " << n << " vectors");
+        std::vector<float> Y(static_cast<size_t>(n * m.rows), -1.0f);
+        const GemvOutput out{dt, m.bytes.data(), m.rows, Y.data()};
+        gemv_batch({&out, 1}, cols, X.data(), n);
+        CHECK(std::memcmp(Y.data(), alone.data(), Y.size() * sizeof(float)) == 0);
+      }
+    });
+  }
+}
+
 TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from one quantization", "[gemm]") {
   std::mt19937 rng(4);
   const int64_t cols = 768, n = 11;
@@ -326,7 +358,7 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
     gemm_multi(outs, cols, X.data(), n);
     for (size_t i = 0; i < std::size(mats); ++i) {
       INFO(traits(mats[i].dt).name);
-      check_close(ys[i], reference_gemm(mats[i], X.data(), n), gemm_rounding(mats[i].dt));
+      check_close(ys[i], reference_gemm(mats[i], X.data(), n), gemm_rounding(mats[i].dt, n));
     }
   });
 }
@@ -354,7 +386,7 @@ TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding and Q4_1 ffn_down, stor
     for_each_target([&] {
       std::vector<float> Y(static_cast<size_t>(3 * m.rows));
       gemm(m.dt, m.bytes.data(), m.rows, m.cols, X.data(), 3, Y.data());
-      check_close(Y, ref, gemm_rounding(m.dt));
+      check_close(Y, ref, gemm_rounding(m.dt, 3));
     });
   }
 }
