@@ -21,6 +21,7 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <type_traits>
@@ -223,38 +224,40 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
   return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
 }
 
-// Q8_0: w = d * q. sum(q * xq) is exact in int32 per block, then scaled
-// once by d * xscale; two blocks per iteration on independent accumulators.
+// The 32-weight blocks (Q8_0 and the legacy types below) that share one
+// activation scale. Their kernels add the blocks' d * sum(q * xq) of a group
+// first and apply the activation scale once per group: per block and vector
+// that leaves a conversion and one multiply-add by d, which every vector
+// shares (a vector's own scale per block cost a multiply and a broadcast
+// more, a third of the work per vector when four decode together).
+constexpr int64_t kBlocksPerXGroup = kInt16ActivationGroup / kQK;
+
+// Q8_0: w = d * q. sum(q * xq) is exact in int32 per block.
 struct Q8_0Kernel {
-  // acc[t] += d * xscale_t * sum(q * xq_t) over block k.
-  template <int kN>
-  static HWY_INLINE void Block(const BlockQ8_0& b, int64_t k, const XSums* x, VF32* acc) {
-    V32 s[kN];
-    for (int t = 0; t < kN; ++t) s[t] = hn::Zero(D32());
-    for (size_t i = 0; i < kQK; i += hn::Lanes(D16())) {
-      const V16 w = LoadI8To16(b.qs + i);
-      for (int t = 0; t < kN; ++t) s[t] = MulAcc(w, x[t].q16 + k * kQK + i, s[t]);
-    }
-    const float d = LoadHalf(&b.d);
-    for (int t = 0; t < kN; ++t) {
-      acc[t] = hn::MulAdd(hn::ConvertTo(DF32(), s[t]), hn::Set(DF32(), d * x[t].scale32[k]), acc[t]);
-    }
-  }
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const DF32 df;
     const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
     const int64_t nb = cols / kQK;
     const auto x = Vectors<kN>(xs, cols);
-    VF32 a0[kN], a1[kN];
-    for (int t = 0; t < kN; ++t) a0[t] = a1[t] = hn::Zero(df);
-    int64_t k = 0;
-    for (; k + 2 <= nb; k += 2) {
-      Block<kN>(b[k], k, x.data(), a0);
-      Block<kN>(b[k + 1], k + 1, x.data(), a1);
+    VF32 acc[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(df);
+    for (int64_t k0 = 0; k0 < nb; k0 += kBlocksPerXGroup) {
+      VF32 group[kN];
+      for (int t = 0; t < kN; ++t) group[t] = hn::Zero(df);
+      for (int64_t k = k0; k < std::min(nb, k0 + kBlocksPerXGroup); ++k) {
+        V32 sum[kN];
+        for (int t = 0; t < kN; ++t) sum[t] = hn::Zero(D32());
+        for (size_t i = 0; i < kQK; i += hn::Lanes(D16())) {
+          const V16 w = LoadI8To16(b[k].qs + i);
+          for (int t = 0; t < kN; ++t) sum[t] = MulAcc(w, x[t].q16 + k * kQK + i, sum[t]);
+        }
+        const VF32 d = hn::Set(df, LoadHalf(&b[k].d));
+        for (int t = 0; t < kN; ++t) group[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), d, group[t]);
+      }
+      for (int t = 0; t < kN; ++t) acc[t] = hn::MulAdd(group[t], hn::Set(df, x[t].scale32[k0]), acc[t]);
     }
-    if (k < nb) Block<kN>(b[k], k, x.data(), a0);
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, hn::Add(a0[t], a1[t])));
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
   }
 };
 
@@ -264,8 +267,11 @@ struct Q8_0Kernel {
 // nibble half is one int16 vector of 16 lanes; the 5-bit types add bit j of
 // the little-endian u32 qh as bit 4 of value j, IQ4_NL maps the nibble
 // through its codebook (a byte shuffle). The exact int32 sum of q*xq per
-// block is scaled once by d*s; the offset (-8d, -16d or m; none for IQ4_NL)
-// multiplies the block's sum of the rounded x (XSums::by32).
+// block is scaled by d, and by the activation scale once per group; the
+// offset (-8d, -16d or m; none for IQ4_NL) multiplies the block's sum of the
+// rounded x (XSums::by32). (Four blocks' offsets in one vector were slower:
+// the vector load of four scalar stores defeats store forwarding, and Q4_1
+// lost a quarter of its speed.)
 template <class Block>
 struct LegacyKernel {
   static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
@@ -313,6 +319,7 @@ struct LegacyKernel {
     const DHF df;
     const hn::Rebind<uint8_t, DH> du8;
     const auto* b = reinterpret_cast<const Block*>(row);
+    const int64_t nb = cols / kQK;
     const auto mask = hn::Set(dh, 0xF);
     const auto x = Vectors<kN>(xs, cols);
     hn::Vec<DHF> acc[kN];
@@ -321,34 +328,39 @@ struct LegacyKernel {
       acc[t] = hn::Zero(df);
       offset[t] = 0.0f;
     }
-    for (int64_t k = 0; k < cols / kQK; ++k) {
-      float d, block_offset;
-      Scales(b[k], d, block_offset);
-      hn::Vec<DHW> sum[kN];
-      for (int t = 0; t < kN; ++t) {
-        if constexpr (!kCodebook) offset[t] += block_offset * x[t].by32[k];
-        sum[t] = hn::Zero(DHW());
-      }
-      for (size_t i = 0; i < kQK / 2; i += hn::Lanes(dh)) {
-        const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + i));
-        auto lo = hn::And(q, mask), hi = hn::ShiftRight<4>(q);
-        if constexpr (kHighBit) {
-          lo = hn::Or(lo, FifthBits(b[k].qh, i));
-          hi = hn::Or(hi, FifthBits(b[k].qh, kQK / 2 + i));
-        }
-        if constexpr (kCodebook) {
-          lo = Codebook(lo);
-          hi = Codebook(hi);
-        }
+    for (int64_t k0 = 0; k0 < nb; k0 += kBlocksPerXGroup) {
+      const int64_t k1 = std::min(nb, k0 + kBlocksPerXGroup);
+      hn::Vec<DHF> group[kN];
+      for (int t = 0; t < kN; ++t) group[t] = hn::Zero(df);
+      for (int64_t k = k0; k < k1; ++k) {
+        float d, block_offset;
+        Scales(b[k], d, block_offset);
+        hn::Vec<DHW> sum[kN];
         for (int t = 0; t < kN; ++t) {
-          const int16_t* xq = x[t].q16 + k * kQK;
-          sum[t] = MulAcc(lo, xq + i, sum[t]);
-          sum[t] = MulAcc(hi, xq + kQK / 2 + i, sum[t]);
+          if constexpr (!kCodebook) offset[t] += block_offset * x[t].by32[k];
+          sum[t] = hn::Zero(DHW());
         }
+        for (size_t i = 0; i < kQK / 2; i += hn::Lanes(dh)) {
+          const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + i));
+          auto lo = hn::And(q, mask), hi = hn::ShiftRight<4>(q);
+          if constexpr (kHighBit) {
+            lo = hn::Or(lo, FifthBits(b[k].qh, i));
+            hi = hn::Or(hi, FifthBits(b[k].qh, kQK / 2 + i));
+          }
+          if constexpr (kCodebook) {
+            lo = Codebook(lo);
+            hi = Codebook(hi);
+          }
+          for (int t = 0; t < kN; ++t) {
+            const int16_t* xq = x[t].q16 + k * kQK;
+            sum[t] = MulAcc(lo, xq + i, sum[t]);
+            sum[t] = MulAcc(hi, xq + kQK / 2 + i, sum[t]);
+          }
+        }
+        const auto dv = hn::Set(df, d);
+        for (int t = 0; t < kN; ++t) group[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), dv, group[t]);
       }
-      for (int t = 0; t < kN; ++t) {
-        acc[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), hn::Set(df, d * x[t].scale32[k]), acc[t]);
-      }
+      for (int t = 0; t < kN; ++t) acc[t] = hn::MulAdd(group[t], hn::Set(df, x[t].scale32[k0]), acc[t]);
     }
     for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t])) + offset[t];
   }
