@@ -54,7 +54,7 @@ TEST_CASE("--context-shift in the chat: answers past the context, the system pro
           "[chat][context-shift]") {
   auto model = ck::Model::load(std::string(CK_SHARED_DATA) + "/models/stories260K.gguf");
   const auto& tok = model->tokenizer();
-  const int n_ctx = 64, n_answer = 60;
+  const int n_ctx = 128, n_answer = 100;  // chatml's markers are many tokens in this vocabulary
   ck::app::Conversation conv(tok, ck::tok::select_chat_template(tok.chat_template(), "chatml"), "Tom was a cat.");
   ck::Session session(*model, ck::SessionOptions{.n_ctx = n_ctx});
   ck::app::CachedTokens cache;
@@ -79,13 +79,14 @@ TEST_CASE("--context-shift in the chat: answers past the context, the system pro
 
     // The cache after the last answer's shifts brings this turn to the
     // logits of a fresh evaluation, without evaluating the system prompt again.
+    const bool first_turn = cache.size() == 0;
     int n_evaluated = 0;
     const auto synced = cache.sync(session, prompt, n_evaluated);
     const std::vector<float> got(synced.begin(), synced.end());
     ck::Session fresh(*model, ck::SessionOptions{.n_ctx = n_ctx});
     const auto want = fresh.eval(prompt);
     for (size_t i = 0; i < want.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-4));
-    if (conv.size() > 1) CHECK(n_evaluated <= static_cast<int>(prompt.size()) - n_system);
+    if (!first_turn) CHECK(n_evaluated <= static_cast<int>(prompt.size()) - n_system);
 
     ck::app::TurnStats stats;
     const std::string answer = ck::app::generate_answer(conv, session, cache, sampler, tok, req, stats);
@@ -224,7 +225,7 @@ TEST_CASE("chat from a pipe on stories260K: commands, /regen, a full context", "
               ck::test::occurrences(r.err, "context shifts dropped the older half of the conversation's tokens; "
                                            "the system prompt stays]") ==
           3);
-    CHECK(r.err.find("answer cut off") == std::string::npos);
+    CHECK(r.err.find("[the context is full: answer cut off]") == std::string::npos);
     CHECK(r.err.find("cannot answer") == std::string::npos);
   }
   SECTION("a system prompt stays when the oldest turns are dropped") {
