@@ -23,28 +23,24 @@ TEST_CASE("keep_count: --keep as llama.cpp reads it", "[runtime][context-shift]"
 }
 
 TEST_CASE("plan_context_shift: the first n_keep stay, the older half of the rest goes", "[runtime][context-shift]") {
-  // 32 positions, 5 kept: 27 left, 13 dropped (llama.cpp's n_left / 2).
-  ck::ContextShift s = ck::plan_context_shift(32, 32, 5);
-  CHECK(s.keep == 5);
-  CHECK(s.discard == 13);
-  // n_keep is capped at half the context: a shift always frees a quarter.
-  s = ck::plan_context_shift(32, 32, 100);
-  CHECK(s.keep == 16);
-  CHECK(s.discard == 8);
-  s = ck::plan_context_shift(4096, 4096, 0);
-  CHECK(s.keep == 0);
-  CHECK(s.discard == 2048);
-  // Tiny contexts still make room (at least one token goes).
-  s = ck::plan_context_shift(2, 2, 1);
-  CHECK(s.keep == 1);
-  CHECK(s.discard == 1);
-  s = ck::plan_context_shift(1, 1, 1);
-  CHECK(s.keep == 0);
-  CHECK(s.discard == 1);
-  // A context that is not full (the server's prompt chunks) keeps all but one at most.
-  s = ck::plan_context_shift(3, 32, 10);
-  CHECK(s.keep == 2);
-  CHECK(s.discard == 1);
+  struct Case {
+    int n_tokens, n_ctx, n_keep;
+    int keep, discard;
+  };
+  const Case cases[] = {
+      {32, 32, 5, 5, 13},          // 27 left, 13 dropped (llama.cpp's n_left / 2)
+      {32, 32, 100, 16, 8},        // n_keep capped at half the context: a shift frees a quarter
+      {4096, 4096, 0, 0, 2048},
+      {2, 2, 1, 1, 1},             // tiny contexts still make room: at least one token goes
+      {1, 1, 1, 0, 1},
+      {3, 32, 10, 2, 1},           // not full (the server's prompt chunks): all but one at most kept
+  };
+  for (const Case& c : cases) {
+    INFO(c.n_tokens << " tokens, context " << c.n_ctx << ", n_keep " << c.n_keep);
+    const ck::ContextShift s = ck::plan_context_shift(c.n_tokens, c.n_ctx, c.n_keep);
+    CHECK(s.keep == c.keep);
+    CHECK(s.discard == c.discard);
+  }
   CHECK_THROWS_AS(ck::plan_context_shift(33, 32, 0), std::invalid_argument);
   CHECK_THROWS_AS(ck::plan_context_shift(0, 32, 0), std::invalid_argument);
   CHECK_THROWS_AS(ck::plan_context_shift(8, 0, 0), std::invalid_argument);
