@@ -50,7 +50,7 @@ TEST_CASE("CachedTokens evaluates only what the cache lacks, with the logits of 
   CHECK(session.n_past() == static_cast<int>(a.size()));
 }
 
-TEST_CASE("--context-shift in the chat: answers past the context, the system prompt kept, the next turn intact",
+TEST_CASE("chat with --context-shift: answers past the context, the system prompt kept, the next turn intact",
           "[chat][context-shift]") {
   auto model = ck::Model::load(std::string(CK_SHARED_DATA) + "/models/stories260K.gguf");
   const auto& tok = model->tokenizer();
