@@ -4,11 +4,11 @@
 
 namespace ck::app {
 
-void add_context_shift_flag(CLI::App& app, bool& context_shift, const std::string& without) {
+void add_context_shift_flag(CLI::App& app, bool& context_shift, const std::string& kept, const std::string& without) {
   app.add_flag("--context-shift,!--no-context-shift", context_shift,
-               "When the context is full, keep its start (--keep; in the chat the system prompt) and the newer "
-               "half of the rest, which is evaluated again at its new positions, and go on. Off by default: " +
-                   without);
+               "When the context is full, keep " + kept +
+                   " and the newer half of the rest, which is evaluated again at its new positions, and go on. "
+                   "Off by default: " + without);
 }
 
 void add_keep_flag(CLI::App& app, int& keep) {

@@ -7,8 +7,9 @@
 
 namespace ck::app {
 
-// `without` says what a full context does when the flag is off.
-void add_context_shift_flag(CLI::App& app, bool& context_shift, const std::string& without);
+// `kept` says what stays at the start, `without` what a full context does
+// when the flag is off.
+void add_context_shift_flag(CLI::App& app, bool& context_shift, const std::string& kept, const std::string& without);
 
 // --keep N: tokens of the prompt a shift keeps after BOS; -1 = the whole prompt.
 void add_keep_flag(CLI::App& app, int& keep);

@@ -26,7 +26,8 @@ void add_server_flags(CLI::App& app, ServerOptions& o) {
       ->capture_default_str();
   app.add_option("--api-key", o.api_key, "require \"Authorization: Bearer KEY\" (default: $CK_API_KEY; /health stays open)");
   app.add_option("--chat-template", o.chat_template, "chat template family (chatml, llama3, ...) or Jinja text; default: the model's");
-  app::add_context_shift_flag(app, o.context_shift, "the answer ends with finish_reason \"length\"");
+  app::add_context_shift_flag(app, o.context_shift, "BOS and the first --keep prompt tokens",
+                              "the answer ends with finish_reason \"length\"");
   app::add_keep_flag(app, o.n_keep);
   app.add_option("--max-queue", o.max_queue, "requests that may wait for a slot; more are answered 429")->capture_default_str();
   app.add_option("--max-body", o.max_body, "largest request body in bytes; larger ones are answered 413")->capture_default_str();
