@@ -167,6 +167,19 @@ HWY_INLINE V16 PairSums(const uint8_t* w, const int8_t* x4) {
 #endif
 }
 
+// GCC reassociates the int16 and int32 adds of a block into a tree that
+// first computes every product of the block, spilling most of them to the
+// stack (two memory operations per product); pinning each partial sum to a
+// register keeps one running sum per token instead.
+template <class V>
+HWY_INLINE void KeepInRegister(V& v) {
+#if HWY_TARGET <= HWY_AVX3
+  asm("" : "+v"(v.raw));
+#else
+  asm("" : "+x"(v.raw));
+#endif
+}
+
 // acc + the int32 sums of adjacent int16 pairs (pmaddwd by ones).
 HWY_INLINE V32 AddWidened(V32 acc, V16 pairs) {
 #if HWY_TARGET <= HWY_AVX3
@@ -196,9 +209,13 @@ HWY_INLINE void BlockProducts(const uint8_t* u, const int8_t* const* x, V32* isu
       for (int t = 0; t < kT; ++t) {
         const V16 p = PairSums<kSignedW>(w, x[t] + 4 * j);
         pairs[t] = j == j0 ? p : hn::Add(pairs[t], p);
+        KeepInRegister(pairs[t]);
       }
     }
-    for (int t = 0; t < kT; ++t) isum[t] = AddWidened(isum[t], pairs[t]);
+    for (int t = 0; t < kT; ++t) {
+      isum[t] = AddWidened(isum[t], pairs[t]);
+      KeepInRegister(isum[t]);
+    }
   }
 #else
   static_assert(!kSignedW, "the targets without pair sums multiply unsigned weights");
