@@ -101,10 +101,10 @@ void attention(Team& team, const ModelConfig& c, RunState& s, int layer, std::sp
     const BatchRun& run = runs[r];
     const int t0 = block * span, h0 = kv_head * group + part * chunk;
     const size_t at = static_cast<size_t>(first + t0) * c.q_dim() + static_cast<size_t>(h0) * hd;
-    attend_tokens(s.q.get() + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, run.n - t0),
+    attend_tokens(s.q + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, run.n - t0),
                   s.key_cache.get() + s.key_block(c, run.seq, layer, kv_head), s.key_stride,
                   s.value_cache.get() + s.value_block(c, run.seq, layer, kv_head), hd, run.pos + t0 + 1, window,
-                  c.attn_scale, scratch, s.att_out.get() + at, c.q_dim());
+                  c.attn_scale, scratch, s.att_out + at, c.q_dim());
   });
 }
 
@@ -143,16 +143,16 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
     // layers: their own table); k and v appended to the cache
     for_tokens(team, n, [&](int t) { rmsnorm(s.xb.get() + t * dim, x + t * dim, L.attn_norm.f32(), dim, c.rms_eps); });
     if (stopped) return;
-    project_qkv(team, L, s.xb.get(), n, s.q.get(), s.k.get(), s.v.get());
+    project_qkv(team, L, s.xb.get(), n, s.q, s.k, s.v);
     const RopeTable& rope_table = c.is_local(l) ? *s.rope_local : *s.rope;
     for_tokens(team, n, [&](int t) {
       int pos = 0;
       const BatchRun& run = run_of(runs, t, pos);
-      float* q = s.q.get() + t * q_dim;
-      float* k = s.k.get() + t * kv_dim;
+      float* q = s.q + t * q_dim;
+      float* k = s.k + t * kv_dim;
       add_bias(L.bq, q);
       add_bias(L.bk, k);
-      add_bias(L.bv, s.v.get() + t * kv_dim);
+      add_bias(L.bv, s.v + t * kv_dim);
       rmsnorm_rows(L.q_norm, q, c.n_heads, c.head_dim, c.rms_eps);
       rmsnorm_rows(L.k_norm, k, c.n_kv_heads, c.head_dim, c.rms_eps);
       rope(q, c.n_heads, c.head_dim, rope_table, pos, c.rope_neox);
@@ -162,13 +162,13 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
         float* kt = s.key_cache.get() + s.key_block(c, run.seq, l, h) + pos;
         for (int d = 0; d < c.head_dim; ++d) kt[static_cast<size_t>(d) * s.key_stride] = key[d];
         std::memcpy(s.value_cache.get() + s.value_block(c, run.seq, l, h) + static_cast<size_t>(pos) * c.head_dim,
-                    s.v.get() + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
+                    s.v + t * kv_dim + h * c.head_dim, c.head_dim * sizeof(float));
       }
     });
     attention(team, c, s, l, runs, n);
 
     // x += att_out @ Wo (gemma3: rmsnorm'd first); xb = rmsnorm(x)
-    matmul(team, L.wo, s.att_out.get(), n, s.proj.get());
+    matmul(team, L.wo, s.att_out, n, s.proj.get());
     for_tokens(team, n, [&](int t) {
       rmsnorm_rows(L.post_attn_norm, s.proj.get() + t * dim, 1, dim, c.rms_eps);
       add(x + t * dim, s.proj.get() + t * dim, dim);
@@ -177,17 +177,17 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
 
     // feed-forward: x += (act(xb @ Wgate) * (xb @ Wup)) @ Wdown, act = silu
     // (SwiGLU) or tanh-GELU (GeGLU, gemma3; which also rmsnorms the result)
-    matmul(team, L.w_gate_up, s.xb.get(), n, s.gate_up.get());
+    matmul(team, L.w_gate_up, s.xb.get(), n, s.gate_up);
     for_tokens(team, n, [&](int t) {
-      const float* gate = s.gate_up.get() + static_cast<size_t>(t) * 2 * ffn;
-      float* hidden = s.hidden.get() + static_cast<size_t>(t) * ffn;
+      const float* gate = s.gate_up + static_cast<size_t>(t) * 2 * ffn;
+      float* hidden = s.hidden + static_cast<size_t>(t) * ffn;
       if (c.ffn_act == FfnActivation::GeluTanh) {
         gelu_tanh_mul(hidden, gate, gate + ffn, ffn);
       } else {
         silu_mul(hidden, gate, gate + ffn, ffn);
       }
     });
-    matmul(team, L.w_down, s.hidden.get(), n, s.proj.get());
+    matmul(team, L.w_down, s.hidden, n, s.proj.get());
     for_tokens(team, n, [&](int t) {
       rmsnorm_rows(L.post_ffn_norm, s.proj.get() + t * dim, 1, dim, c.rms_eps);
       add(x + t * dim, s.proj.get() + t * dim, dim);

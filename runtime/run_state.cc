@@ -1,5 +1,7 @@
 #include "runtime/run_state.h"
 
+#include <algorithm>
+
 #include "kernels/attention.h"
 
 namespace ck {
@@ -31,6 +33,9 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch
   };
 }
 
+// q, att_out: q_dim; k, v: kv_dim; or gate_up and hidden.
+size_t halves_floats(const BufferSizes& s) { return std::max(2 * s.q + 2 * s.kv, s.gate_up + s.hidden); }
+
 std::unique_ptr<float[]> buffer(size_t n) { return std::make_unique_for_overwrite<float[]>(n); }
 
 // The per-frequency divisors of the global RoPE table: Llama 3.1's
@@ -46,9 +51,8 @@ const float* rope_divisors(const ModelConfig& c, const Weights& w, int n_ctx) {
 
 size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch) {
   const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
-  // x, xb, proj: dim; q, att_out: q_dim; k, v: kv_dim.
-  return sizeof(float) *
-         (3 * s.x + 2 * s.q + 2 * s.kv + s.gate_up + s.hidden + s.scores + s.logits + s.keys + s.values + s.rope);
+  // x, xb, proj: dim; then the larger half of a layer (RunState::halves).
+  return sizeof(float) * (3 * s.x + halves_floats(s) + s.scores + s.logits + s.keys + s.values + s.rope);
 }
 
 RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch) {
@@ -61,13 +65,14 @@ RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n
   r.key_stride = padded_key_stride(n_ctx);
   r.x = buffer(s.x);
   r.xb = buffer(s.x);
-  r.q = buffer(s.q);
-  r.k = buffer(s.kv);
-  r.v = buffer(s.kv);
-  r.att_out = buffer(s.q);
   r.proj = buffer(s.x);
-  r.gate_up = buffer(s.gate_up);
-  r.hidden = buffer(s.hidden);
+  r.halves = buffer(halves_floats(s));
+  r.q = r.halves.get();
+  r.k = r.q + s.q;
+  r.v = r.k + s.kv;
+  r.att_out = r.v + s.kv;
+  r.gate_up = r.halves.get();
+  r.hidden = r.gate_up + s.gate_up;
   r.attend_scratch = buffer(s.scores);
   r.logits = buffer(s.logits);
   r.key_cache = buffer(s.keys);

@@ -22,13 +22,17 @@ struct RunState {
 
   std::unique_ptr<float[]> x;        // (B, dim) residual stream
   std::unique_ptr<float[]> xb;       // (B, dim) normalized input of a sub-block
-  std::unique_ptr<float[]> q;        // (B, q_dim) queries
-  std::unique_ptr<float[]> k;        // (B, kv_dim) new keys, before they go to the cache
-  std::unique_ptr<float[]> v;        // (B, kv_dim) new values
-  std::unique_ptr<float[]> att_out;  // (B, q_dim) attention output, heads side by side
   std::unique_ptr<float[]> proj;     // (B, dim) output of wo / w_down, added to x
-  std::unique_ptr<float[]> gate_up;  // (B, 2 * ffn_dim) gate then up, per token
-  std::unique_ptr<float[]> hidden;   // (B, ffn_dim) silu(gate) * up
+  // The attention half of a layer (q, k, v, att_out) and its feed-forward
+  // half (gate_up, hidden) are never live at once, so they share `halves`:
+  // a prefill batch keeps the larger half's buffers, not both.
+  std::unique_ptr<float[]> halves;
+  float* q = nullptr;        // (B, q_dim) queries
+  float* k = nullptr;        // (B, kv_dim) new keys, before they go to the cache
+  float* v = nullptr;        // (B, kv_dim) new values
+  float* att_out = nullptr;  // (B, q_dim) attention output, heads side by side
+  float* gate_up = nullptr;  // (B, 2 * ffn_dim) gate then up, per token
+  float* hidden = nullptr;   // (B, ffn_dim) silu(gate) * up
   std::unique_ptr<float[]> attend_scratch;  // (n_scratch, attend_scratch_floats): attention, per thread
   std::unique_ptr<float[]> logits;   // (S, vocab): of the last token of each sequence of the batch
 
