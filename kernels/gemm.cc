@@ -50,14 +50,13 @@ struct Product {
   int64_t tile, first_tile;  // rows per tile; index of its first tile in the call
   float k;                   // FixedOffset, NaN if none
   std::vector<float> koff;   // (n + m) x weight blocks: k times the sums per block
-  std::vector<float> y_residual;
 };
 
 // The state of one gemm_multi call that the threads share: the quantized
 // activations and the matrices. Activation rows 0..n-1 are the tokens; rows
 // n..n+m-1 the rounding residuals of the spiky blocks of the m tokens that
 // have any (gemv.h, kInt8SpikeRatio), multiplied in a second pass over just
-// those (block, row) pairs and added.
+// those (block, row) pairs and added to the tokens' outputs.
 struct Call {
   std::vector<int8_t> xq;
   std::vector<float> xscale, xsum16, xsum32, residual;
@@ -78,7 +77,7 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
     const DTypeTraits& tr = traits(o.dtype);
     if (tr.decode_u8 == nullptr || o.rows == 0) continue;
     const int64_t tile = tile_rows(o.rows, cols, tr.u8_block, group_rows, threads);
-    c.products.push_back({&o, &tr, tile, c.n_tiles, HWY_DYNAMIC_DISPATCH(qgemm::FixedOffset)(o.dtype), {}, {}});
+    c.products.push_back({&o, &tr, tile, c.n_tiles, HWY_DYNAMIC_DISPATCH(qgemm::FixedOffset)(o.dtype), {}});
     c.n_tiles += (o.rows + tile - 1) / tile;
   }
   const int64_t nb32 = cols / 32;
@@ -163,8 +162,6 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
       c.starts[static_cast<size_t>(b + 1)] = static_cast<int32_t>(c.tokens.size());
     }
     for (Product& p : c.products) {
-      const int64_t y_stride = (p.out->rows + group_rows - 1) / group_rows * group_rows;
-      p.y_residual.assign(static_cast<size_t>(m * y_stride), 0.0f);
       if (!std::isnan(p.k)) p.koff.resize(static_cast<size_t>((n + m) * (cols / p.tr->u8_block)));
     }
   }
@@ -196,22 +193,11 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
     while (k + 1 < c.products.size() && c.products[k + 1].first_tile <= i) ++k;
     Product& p = c.products[k];
     const GemvOutput& o = *p.out;
-    const int64_t y_stride = (o.rows + group_rows - 1) / group_rows * group_rows;
-    const qgemm::Int8Residual res{acts(p, n), c.starts.data(), c.tokens.data(), p.y_residual.data(), y_stride};
+    const qgemm::Int8Residual res{acts(p, n), c.starts.data(), c.tokens.data(), c.spiky.data()};
     const int64_t r0 = (i - p.first_tile) * p.tile;
     gemm_rows(o.dtype, static_cast<const uint8_t*>(o.W), row_bytes(*p.tr, cols), r0, std::min(o.rows, r0 + p.tile),
               acts(p, 0), n, o.y, o.rows, m > 0 ? &res : nullptr, s);
   });
-  for (const Product& p : c.products) {
-    const int64_t rows = p.out->rows;
-    const int64_t y_stride = (rows + group_rows - 1) / group_rows * group_rows;
-    for (auto [i, end] = team.share(m); i < end; ++i) {
-      float* y = p.out->y + c.spiky[i] * rows;
-      const float* yr = p.y_residual.data() + i * y_stride;
-      for (int64_t r = 0; r < rows; ++r) y[r] += yr[r];
-    }
-  }
-  team.barrier();
 }
 
 }  // namespace ck

@@ -52,14 +52,14 @@ struct Int8Activations {
 };
 // The second pass over the spiky blocks (gemv.h, kInt8SpikeRatio): x holds
 // the m residual rows; block b (of 32 values) of residual row k is non-zero
-// for k = tokens[starts[b] .. starts[b + 1]); Y[k * y_stride + r] += the
-// products (y_stride: rows rounded up to a whole group).
+// for k = tokens[starts[b] .. starts[b + 1]); residual row k is the rounding
+// residual of token token_of[k], whose outputs the products are added to
+// (by the thread that wrote them, right after its first pass over the group).
 struct Int8Residual {
   Int8Activations x;
   const int32_t* starts;
   const int32_t* tokens;
-  float* Y;
-  int64_t y_stride;
+  const int64_t* token_of;
 };
 // Per-thread buffers: the interleaved tile and one decoded row.
 struct Int8Scratch {
@@ -305,11 +305,12 @@ void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8
 }
 
 // The residual products of one group for the kT residual rows toks[0..kT)
-// in block b32 (of 32 values; two blocks of kB = 16): accumulated into Y in
-// memory, since each (block, row) pair is visited once.
+// in block b32 (of 32 values; two blocks of kB = 16): added to their
+// tokens' outputs y[token * rows ...] in memory, since each (block, row)
+// pair is visited once; `valid` lanes of them (a partial last group).
 template <int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
 HWY_INLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
-                                 int64_t b32, const int32_t* toks, float* y) {
+                                 int64_t b32, const int32_t* toks, float* y, int64_t rows, size_t valid) {
   const DF df;
   const size_t R = hn::Lanes(D32());
   const int64_t cols = res.x.cols;
@@ -324,15 +325,19 @@ HWY_INLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c,
     BlockProducts<kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, xb, isum);
     const VF va = hn::LoadU(df, a + b * R);
     for (int t = 0; t < kT; ++t) {
-      float* yt = y + toks[t] * res.y_stride;
+      float* yt = y + res.token_of[toks[t]] * rows;
+      HWY_ALIGN float part[hn::MaxLanes(DF())];
+      if (valid < R) std::memcpy(part, yt, valid * sizeof(float));
+      float* yv = valid < R ? part : yt;
       const VF xs = hn::Set(df, res.x.scale[toks[t] * (cols / 32) + b32]);
       const VF sum = hn::Set(df, sums[toks[t] * (cols / kB) + b]);  // k * sum(x) if kFixedC
       if constexpr (kFixedC) {
-        hn::StoreU(hn::MulAdd(va, hn::MulAdd(hn::ConvertTo(df, isum[t]), xs, sum), hn::LoadU(df, yt)), df, yt);
+        hn::StoreU(hn::MulAdd(va, hn::MulAdd(hn::ConvertTo(df, isum[t]), xs, sum), hn::LoadU(df, yv)), df, yv);
       } else {
-        const VF acc = hn::MulAdd(va, hn::Mul(hn::ConvertTo(df, isum[t]), xs), hn::LoadU(df, yt));
-        hn::StoreU(hn::MulAdd(hn::LoadU(df, c + b * R), sum, acc), df, yt);
+        const VF acc = hn::MulAdd(va, hn::Mul(hn::ConvertTo(df, isum[t]), xs), hn::LoadU(df, yv));
+        hn::StoreU(hn::MulAdd(hn::LoadU(df, c + b * R), sum, acc), df, yv);
       }
+      if (valid < R) std::memcpy(yt, part, valid * sizeof(float));
     }
   }
 }
@@ -343,11 +348,16 @@ HWY_INLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c,
 // instantiation of its size.
 template <int kB, bool kSignedW, int kDepth, bool kFixedC, int kT = kTokens>
 HWY_NOINLINE void ResidualAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
-                                    int64_t b32, const int32_t* toks, int64_t n, float* y) {
+                                    int64_t b32, const int32_t* toks, int64_t n, float* y, int64_t rows,
+                                    size_t valid) {
   int64_t t = 0;
-  for (; t + kT <= n; t += kT) ResidualTokens<kT, kB, kSignedW, kDepth, kFixedC>(u, a, c, res, b32, toks + t, y);
+  for (; t + kT <= n; t += kT) {
+    ResidualTokens<kT, kB, kSignedW, kDepth, kFixedC>(u, a, c, res, b32, toks + t, y, rows, valid);
+  }
   if constexpr (kT > 1) {
-    if (t < n) ResidualAllTokens<kB, kSignedW, kDepth, kFixedC, kT - 1>(u, a, c, res, b32, toks + t, n - t, y);
+    if (t < n) {
+      ResidualAllTokens<kB, kSignedW, kDepth, kFixedC, kT - 1>(u, a, c, res, b32, toks + t, n - t, y, rows, valid);
+    }
   }
 }
 
@@ -355,14 +365,14 @@ HWY_NOINLINE void ResidualAllTokens(const uint8_t* u, const float* a, const floa
 // pairs of the residual rows.
 template <int kB, bool kSignedW, int kDepth>
 void GroupBothPasses(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t n,
-                     float* y, int64_t rows, size_t valid, const Int8Residual* res, float* y_res) {
+                     float* y, int64_t rows, size_t valid, const Int8Residual* res) {
   GroupAllTokens<kB, kSignedW, kDepth>(u, a, c, x, 0, n, y, rows, valid);
   if (res == nullptr) return;
   const auto run = res->x.koff != nullptr ? ResidualAllTokens<kB, kSignedW, kDepth, true>
                                           : ResidualAllTokens<kB, kSignedW, kDepth, false>;
   for (int64_t b32 = 0; b32 < x.cols / 32; ++b32) {
     const int32_t begin = res->starts[b32], end = res->starts[b32 + 1];
-    if (end > begin) run(u, a, c, *res, b32, res->tokens + begin, end - begin, y_res);
+    if (end > begin) run(u, a, c, *res, b32, res->tokens + begin, end - begin, y, rows, valid);
   }
 }
 
@@ -414,23 +424,22 @@ void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int6
     const float* a = s.tile_a + static_cast<size_t>(g * nblocks) * R;
     const float* c = s.tile_c + static_cast<size_t>(g * nblocks) * R;
     const size_t valid = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g0));
-    float* y_res = res != nullptr ? res->Y + g0 : nullptr;
     // One instantiation per (block size, signedness, int16 depth) in use.
     const int depth = kPairSums ? Depth(tr.u8_block, tr.u8_max, signed_q) : 1;
     if (tr.u8_block == 16) {
       if (depth >= 2) {
-        GroupBothPasses<16, false, kPairSums ? 2 : 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+        GroupBothPasses<16, false, kPairSums ? 2 : 1>(u, a, c, x, n, Y + g0, rows, valid, res);
       } else {
-        GroupBothPasses<16, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+        GroupBothPasses<16, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res);
       }
     } else if (signed_q) {
-      if constexpr (kPairSums) GroupBothPasses<32, true, 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      if constexpr (kPairSums) GroupBothPasses<32, true, 1>(u, a, c, x, n, Y + g0, rows, valid, res);
     } else if (depth >= 8) {
-      GroupBothPasses<32, false, kPairSums ? 8 : 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      GroupBothPasses<32, false, kPairSums ? 8 : 1>(u, a, c, x, n, Y + g0, rows, valid, res);
     } else if (depth >= 4) {
-      GroupBothPasses<32, false, kPairSums ? 4 : 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      GroupBothPasses<32, false, kPairSums ? 4 : 1>(u, a, c, x, n, Y + g0, rows, valid, res);
     } else {
-      GroupBothPasses<32, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res, y_res);
+      GroupBothPasses<32, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res);
     }
   }
 }

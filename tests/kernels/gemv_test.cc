@@ -239,7 +239,7 @@ TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on
 TEST_CASE("gemm of spiky activations keeps their precision on every target", "[gemv][gemm]") {
   std::mt19937 rng(21);
   for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q4_K, DType::Q6_K}) {
-    const Matrix m = random_matrix(dt, 40, 1024, rng);
+    const Matrix m = random_matrix(dt, 37, 1024, rng);  // a partial row group on every target
     std::vector<float> X = random_vector(13 * m.cols, rng);
     // Above kInt8SpikeRatio (16) times the row's RMS, which they raise to 12-15.
     for (int64_t t = 0; t < 13; ++t) {
