@@ -49,20 +49,21 @@ struct Product {
   const DTypeTraits* tr;
   int64_t tile, first_tile;  // rows per tile; index of its first tile in the call
   float k;                   // FixedOffset, NaN if none
-  std::vector<float> koff;   // (n + m) x weight blocks: k times the sums per block
+  std::vector<float> koff;   // 2n x weight blocks (rows as in Call): k times the sums per block
 };
 
 // The state of one gemm_multi call that the threads share: the quantized
-// activations and the matrices. Activation rows 0..n-1 are the tokens; rows
-// n..n+m-1 the rounding residuals of the spiky blocks of the m tokens that
-// have any (gemv.h, kInt8SpikeRatio), multiplied in a second pass over just
-// those (block, row) pairs and added to the tokens' outputs.
+// activations and the matrices. Activation row t < n is token t; row n + t
+// the rounding residual of token t's spiky blocks (gemv.h, kInt8SpikeRatio)
+// where it has any (has_spikes[t]), multiplied in a second pass over just
+// those (block, token) pairs and added to the token's outputs. The residual
+// goes from a one-row buffer straight to its int8 row, so no n x cols
+// floats are held for it.
 struct Call {
   std::vector<int8_t> xq;
-  std::vector<float> xscale, xsum16, xsum32, residual;
+  std::vector<float> xscale, xsum16, xsum32;
   std::vector<uint8_t> has_spikes;
-  std::vector<int64_t> spiky;
-  std::vector<int32_t> starts, tokens;  // residual rows with a spiky block b: tokens[starts[b] .. starts[b+1])
+  std::vector<int32_t> starts, tokens;  // tokens with a spiky block b: tokens[starts[b] .. starts[b+1])
   std::vector<Product> products;
   int64_t n_tiles = 0;
 };
@@ -85,9 +86,10 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
   c.xscale.resize(static_cast<size_t>(2 * n * nb32));
   c.xsum16.resize(static_cast<size_t>(2 * n * cols / 16));
   c.xsum32.resize(c.xscale.size());
-  c.residual.resize(static_cast<size_t>(n * cols));
   c.has_spikes.resize(static_cast<size_t>(n));
-  c.spiky.clear();
+  for (Product& p : c.products) {
+    if (!std::isnan(p.k)) p.koff.resize(static_cast<size_t>(2 * n * (cols / p.tr->u8_block)));
+  }
 }
 
 }  // namespace
@@ -136,45 +138,44 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
                         c.xsum32.data() + t * nb32, res, kInt8SpikeRatio);
   };
 
-  // Quantize the tokens, pick the spiky ones, quantize their residuals and
-  // list them by block, multiply the tiles of every matrix (both passes),
-  // add the residual products.
+  // k times the sums of row t per weight block, for the products whose offset folds in.
+  auto fold_offsets = [&](int64_t t) {
+    for (Product& p : c.products) {
+      if (p.koff.empty()) continue;
+      const int64_t nbw = cols / p.tr->u8_block;
+      const float* sums = (p.tr->u8_block == 16 ? c.xsum16.data() : c.xsum32.data()) + t * nbw;
+      for (int64_t b = 0; b < nbw; ++b) p.koff[static_cast<size_t>(t * nbw + b)] = p.k * sums[b];
+    }
+  };
+
+  // Quantize the tokens and the residuals of the spiky ones, list the
+  // spiky (block, token) pairs, multiply the tiles of every matrix (both
+  // passes).
+  thread_local std::vector<float> residual;
+  residual.resize(static_cast<size_t>(cols));
   for (auto [t, end] = team.share(n); t < end; ++t) {
-    c.has_spikes[t] = quantize(X + t * cols, t, c.residual.data() + t * cols);
-  }
-  team.barrier();
-  if (team.master()) {
-    for (int64_t t = 0; t < n; ++t) {
-      if (c.has_spikes[t]) c.spiky.push_back(t);
+    c.has_spikes[t] = quantize(X + t * cols, t, residual.data());
+    fold_offsets(t);
+    if (c.has_spikes[t]) {
+      quantize(residual.data(), n + t, nullptr);
+      fold_offsets(n + t);
     }
   }
-  team.barrier();
-  const int64_t m = static_cast<int64_t>(c.spiky.size());
-  for (auto [i, end] = team.share(m); i < end; ++i) quantize(c.residual.data() + c.spiky[i] * cols, n + i, nullptr);
   team.barrier();
   if (team.master()) {
     c.starts.assign(static_cast<size_t>(nb32 + 1), 0);
     c.tokens.clear();
     for (int64_t b = 0; b < nb32; ++b) {
-      for (int64_t i = 0; i < m; ++i) {
-        if (c.xscale[static_cast<size_t>((n + i) * nb32 + b)] != 0.0f) c.tokens.push_back(static_cast<int32_t>(i));
+      for (int64_t t = 0; t < n; ++t) {
+        if (c.has_spikes[t] && c.xscale[static_cast<size_t>((n + t) * nb32 + b)] != 0.0f) {
+          c.tokens.push_back(static_cast<int32_t>(t));
+        }
       }
       c.starts[static_cast<size_t>(b + 1)] = static_cast<int32_t>(c.tokens.size());
     }
-    for (Product& p : c.products) {
-      if (!std::isnan(p.k)) p.koff.resize(static_cast<size_t>((n + m) * (cols / p.tr->u8_block)));
-    }
   }
   team.barrier();
-  for (Product& p : c.products) {
-    if (p.koff.empty()) continue;
-    const int64_t nbw = cols / p.tr->u8_block;  // weight blocks per row
-    const float* sums = p.tr->u8_block == 16 ? c.xsum16.data() : c.xsum32.data();
-    for (auto [t, end] = team.share(n + m); t < end; ++t) {
-      for (int64_t b = 0; b < nbw; ++b) p.koff[static_cast<size_t>(t * nbw + b)] = p.k * sums[t * nbw + b];
-    }
-  }
-  team.barrier();
+  const bool any_spiky = !c.tokens.empty();
   thread_local std::vector<uint8_t> tile_u, row_u;
   thread_local std::vector<float> tile_a, tile_c, row_a, row_c;
   for (const Product& p : c.products) {
@@ -193,10 +194,10 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
     while (k + 1 < c.products.size() && c.products[k + 1].first_tile <= i) ++k;
     Product& p = c.products[k];
     const GemvOutput& o = *p.out;
-    const qgemm::Int8Residual res{acts(p, n), c.starts.data(), c.tokens.data(), c.spiky.data()};
+    const qgemm::Int8Residual res{acts(p, n), c.starts.data(), c.tokens.data()};
     const int64_t r0 = (i - p.first_tile) * p.tile;
     gemm_rows(o.dtype, static_cast<const uint8_t*>(o.W), row_bytes(*p.tr, cols), r0, std::min(o.rows, r0 + p.tile),
-              acts(p, 0), n, o.y, o.rows, m > 0 ? &res : nullptr, s);
+              acts(p, 0), n, o.y, o.rows, any_spiky ? &res : nullptr, s);
   });
 }
 

@@ -50,16 +50,15 @@ struct Int8Activations {
   const float* koff;     // n x cols/u8_block
   int64_t cols;
 };
-// The second pass over the spiky blocks (gemv.h, kInt8SpikeRatio): x holds
-// the m residual rows; block b (of 32 values) of residual row k is non-zero
-// for k = tokens[starts[b] .. starts[b + 1]); residual row k is the rounding
-// residual of token token_of[k], whose outputs the products are added to
-// (by the thread that wrote them, right after its first pass over the group).
+// The second pass over the spiky blocks (gemv.h, kInt8SpikeRatio): row t of
+// x is the rounding residual of token t; its block b (of 32 values) is
+// non-zero for t = tokens[starts[b] .. starts[b + 1]). The products are
+// added to the token's outputs (by the thread that wrote them, right after
+// its first pass over the group).
 struct Int8Residual {
   Int8Activations x;
   const int32_t* starts;
   const int32_t* tokens;
-  const int64_t* token_of;
 };
 // Per-thread buffers: the interleaved tile and one decoded row.
 struct Int8Scratch {
@@ -304,7 +303,7 @@ void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8
   }
 }
 
-// The residual products of one group for the kT residual rows toks[0..kT)
+// The residual products of one group for the kT tokens toks[0..kT)
 // in block b32 (of 32 values; two blocks of kB = 16): added to their
 // tokens' outputs y[token * rows ...] in memory, since each (block, row)
 // pair is visited once; `valid` lanes of them (a partial last group).
@@ -325,7 +324,7 @@ HWY_INLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c,
     BlockProducts<kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, xb, isum);
     const VF va = hn::LoadU(df, a + b * R);
     for (int t = 0; t < kT; ++t) {
-      float* yt = y + res.token_of[toks[t]] * rows;
+      float* yt = y + toks[t] * rows;
       HWY_ALIGN float part[hn::MaxLanes(DF())];
       if (valid < R) std::memcpy(part, yt, valid * sizeof(float));
       float* yv = valid < R ? part : yt;
