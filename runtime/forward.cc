@@ -168,10 +168,10 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
     attention(team, c, s, l, runs, n);
 
     // x += att_out @ Wo (gemma3: rmsnorm'd first); xb = rmsnorm(x)
-    matmul(team, L.wo, s.att_out, n, s.proj.get());
+    matmul(team, L.wo, s.att_out, n, s.proj);
     for_tokens(team, n, [&](int t) {
-      rmsnorm_rows(L.post_attn_norm, s.proj.get() + t * dim, 1, dim, c.rms_eps);
-      add(x + t * dim, s.proj.get() + t * dim, dim);
+      rmsnorm_rows(L.post_attn_norm, s.proj + t * dim, 1, dim, c.rms_eps);
+      add(x + t * dim, s.proj + t * dim, dim);
       rmsnorm(s.xb.get() + t * dim, x + t * dim, L.ffn_norm.f32(), dim, c.rms_eps);
     });
 
@@ -187,10 +187,10 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
         silu_mul(hidden, gate, gate + ffn, ffn);
       }
     });
-    matmul(team, L.w_down, s.hidden, n, s.proj.get());
+    matmul(team, L.w_down, s.hidden, n, s.proj);
     for_tokens(team, n, [&](int t) {
-      rmsnorm_rows(L.post_ffn_norm, s.proj.get() + t * dim, 1, dim, c.rms_eps);
-      add(x + t * dim, s.proj.get() + t * dim, dim);
+      rmsnorm_rows(L.post_ffn_norm, s.proj + t * dim, 1, dim, c.rms_eps);
+      add(x + t * dim, s.proj + t * dim, dim);
     });
   }
 

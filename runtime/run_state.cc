@@ -51,8 +51,8 @@ const float* rope_divisors(const ModelConfig& c, const Weights& w, int n_ctx) {
 
 size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch) {
   const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
-  // x, xb, proj: dim; then the larger half of a layer (RunState::halves).
-  return sizeof(float) * (3 * s.x + halves_floats(s) + s.scores + s.logits + s.keys + s.values + s.rope);
+  // x, xb (and proj): dim; then the larger half of a layer (RunState::halves).
+  return sizeof(float) * (2 * s.x + halves_floats(s) + s.scores + s.logits + s.keys + s.values + s.rope);
 }
 
 RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch) {
@@ -65,7 +65,7 @@ RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n
   r.key_stride = padded_key_stride(n_ctx);
   r.x = buffer(s.x);
   r.xb = buffer(s.x);
-  r.proj = buffer(s.x);
+  r.proj = r.xb.get();
   r.halves = buffer(halves_floats(s));
   r.q = r.halves.get();
   r.k = r.q + s.q;

@@ -22,7 +22,10 @@ struct RunState {
 
   std::unique_ptr<float[]> x;        // (B, dim) residual stream
   std::unique_ptr<float[]> xb;       // (B, dim) normalized input of a sub-block
-  std::unique_ptr<float[]> proj;     // (B, dim) output of wo / w_down, added to x
+  // (B, dim) output of wo / w_down, added to x: in xb's memory, which no
+  // matmul reads while proj is written, and whose row t the residual add
+  // rewrites only after reading proj's row t.
+  float* proj = nullptr;
   // The attention half of a layer (q, k, v, att_out) and its feed-forward
   // half (gate_up, hidden) are never live at once, so they share `halves`:
   // a prefill batch keeps the larger half's buffers, not both.
