@@ -41,6 +41,16 @@ void project_qkv(Team& team, const LayerView& L, const float* xb, int n, float* 
   gemm_multi(team, outs, L.wq.cols, xb, n);
 }
 
+// gate, up (n, ffn each) = xb @ the gate rows and the up rows of the fused
+// W (2 ffn, dim), in one pass as two outputs: gate's rows are then whole,
+// so act(gate) * up goes into gate in place and feeds w_down.
+void project_gate_up(Team& team, const TensorView& W, const float* xb, int n, float* gate, float* up) {
+  const int64_t ffn = W.rows / 2;
+  const auto* up_rows = static_cast<const uint8_t*>(W.data) + ffn * row_bytes(traits(W.dtype), W.cols);
+  const GemvOutput outs[] = {{W.dtype, W.data, ffn, gate}, {W.dtype, up_rows, ffn, up}};
+  gemm_multi(team, outs, W.cols, xb, n);
+}
+
 // y (len) += bias, when the architecture has one.
 void add_bias(const TensorView& b, float* y) {
   if (!b.empty()) add(y, b.f32(), b.rows * b.cols);
@@ -177,17 +187,17 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
 
     // feed-forward: x += (act(xb @ Wgate) * (xb @ Wup)) @ Wdown, act = silu
     // (SwiGLU) or tanh-GELU (GeGLU, gemma3; which also rmsnorms the result)
-    matmul(team, L.w_gate_up, s.xb.get(), n, s.gate_up);
+    project_gate_up(team, L.w_gate_up, s.xb.get(), n, s.gate, s.up);
     for_tokens(team, n, [&](int t) {
-      const float* gate = s.gate_up + static_cast<size_t>(t) * 2 * ffn;
-      float* hidden = s.hidden + static_cast<size_t>(t) * ffn;
+      float* gate = s.gate + static_cast<size_t>(t) * ffn;
+      const float* up = s.up + static_cast<size_t>(t) * ffn;
       if (c.ffn_act == FfnActivation::GeluTanh) {
-        gelu_tanh_mul(hidden, gate, gate + ffn, ffn);
+        gelu_tanh_mul(gate, gate, up, ffn);
       } else {
-        silu_mul(hidden, gate, gate + ffn, ffn);
+        silu_mul(gate, gate, up, ffn);
       }
     });
-    matmul(team, L.w_down, s.hidden, n, s.proj);
+    matmul(team, L.w_down, s.gate, n, s.proj);
     for_tokens(team, n, [&](int t) {
       rmsnorm_rows(L.post_ffn_norm, s.proj + t * dim, 1, dim, c.rms_eps);
       add(x + t * dim, s.proj + t * dim, dim);

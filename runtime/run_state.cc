@@ -9,7 +9,7 @@ namespace {
 
 // The float counts of each RunState buffer, in one place for sizing and allocating.
 struct BufferSizes {
-  size_t x, q, kv, gate_up, hidden, scores, logits, keys, values, rope;
+  size_t x, q, kv, ffn, scores, logits, keys, values, rope;
 };
 
 // n_ctx rounded up to whole 64-byte lines, plus one line: consecutive key
@@ -22,8 +22,7 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch
       .x = B * c.dim,
       .q = B * c.q_dim(),
       .kv = B * c.kv_dim(),
-      .gate_up = B * 2 * c.ffn_dim,
-      .hidden = B * c.ffn_dim,
+      .ffn = B * c.ffn_dim,
       .scores = static_cast<size_t>(n_scratch) * attend_scratch_floats(n_ctx, c.head_dim),
       .logits = S * c.vocab_size,
       .keys = S * c.n_layers * padded_key_stride(n_ctx) * c.kv_dim(),
@@ -33,8 +32,8 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch
   };
 }
 
-// q, att_out: q_dim; k, v: kv_dim; or gate_up and hidden.
-size_t halves_floats(const BufferSizes& s) { return std::max(2 * s.q + 2 * s.kv, s.gate_up + s.hidden); }
+// q, att_out: q_dim; k, v: kv_dim; or gate and up: ffn_dim.
+size_t halves_floats(const BufferSizes& s) { return std::max(2 * s.q + 2 * s.kv, 2 * s.ffn); }
 
 std::unique_ptr<float[]> buffer(size_t n) { return std::make_unique_for_overwrite<float[]>(n); }
 
@@ -71,8 +70,8 @@ RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n
   r.k = r.q + s.q;
   r.v = r.k + s.kv;
   r.att_out = r.v + s.kv;
-  r.gate_up = r.halves.get();
-  r.hidden = r.gate_up + s.gate_up;
+  r.gate = r.halves.get();
+  r.up = r.gate + s.ffn;
   r.attend_scratch = buffer(s.scores);
   r.logits = buffer(s.logits);
   r.key_cache = buffer(s.keys);

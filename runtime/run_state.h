@@ -27,15 +27,15 @@ struct RunState {
   // rewrites only after reading proj's row t.
   float* proj = nullptr;
   // The attention half of a layer (q, k, v, att_out) and its feed-forward
-  // half (gate_up, hidden) are never live at once, so they share `halves`:
-  // a prefill batch keeps the larger half's buffers, not both.
+  // half (gate, up) are never live at once, so they share `halves`: a
+  // prefill batch keeps the larger half's buffers, not both.
   std::unique_ptr<float[]> halves;
   float* q = nullptr;        // (B, q_dim) queries
   float* k = nullptr;        // (B, kv_dim) new keys, before they go to the cache
   float* v = nullptr;        // (B, kv_dim) new values
   float* att_out = nullptr;  // (B, q_dim) attention output, heads side by side
-  float* gate_up = nullptr;  // (B, 2 * ffn_dim) gate then up, per token
-  float* hidden = nullptr;   // (B, ffn_dim) silu(gate) * up
+  float* gate = nullptr;     // (B, ffn_dim) gate projection, then in place act(gate) * up: w_down's input
+  float* up = nullptr;       // (B, ffn_dim) up projection
   std::unique_ptr<float[]> attend_scratch;  // (n_scratch, attend_scratch_floats): attention, per thread
   std::unique_ptr<float[]> logits;   // (S, vocab): of the last token of each sequence of the batch
 
