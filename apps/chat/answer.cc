@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "apps/common/plural.h"
 #include "apps/common/stop_strings.h"
 #include "apps/common/thread_count.h"
 #include "apps/common/token_report.h"
@@ -22,9 +23,11 @@ double rate(int n, double s) { return s > 0 ? n / s : 0.0; }
 
 std::string format_stats(const TurnStats& s) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "[ prompt: %d tok, %.1f t/s | generation: %d tok, %.1f t/s | context: %d/%d ]",
+  std::snprintf(buf, sizeof buf, "[ prompt: %d tok, %.1f t/s | generation: %d tok, %.1f t/s | context: %d/%d",
                 s.n_prompt, rate(s.n_prompt, s.prompt_s), s.n_gen, rate(s.n_gen, s.gen_s), s.n_past, s.n_ctx);
-  return buf;
+  std::string text = buf;
+  if (s.n_shifts > 0) text += " | " + count_of(s.n_shifts, "context shift");
+  return text + " ]";
 }
 
 std::string generate_answer(const Conversation& conv, Session& session, CachedTokens& cache, Sampler& sampler,
@@ -50,6 +53,7 @@ std::string generate_answer(const Conversation& conv, Session& session, CachedTo
     return {};
   }
   stats.prompt_s = seconds_since(t0);
+  const int n_keep = req.context_shift ? conv.system_tokens(prompt) : 0;
 
   std::string answer;
   tok::StreamDecoder decoder(tokenizer, req.render_special);
@@ -72,9 +76,16 @@ std::string generate_answer(const Conversation& conv, Session& session, CachedTo
       stats.stop = StopReason::StopString;
       break;
     }
-    if (session.n_past() >= session.n_ctx()) { stats.stop = StopReason::ContextFull; break; }
+    if (session.n_past() >= session.n_ctx() && !req.context_shift) { stats.stop = StopReason::ContextFull; break; }
     try {
-      logits = cache.push(session, token);
+      if (session.n_past() < session.n_ctx()) {
+        logits = cache.push(session, token);
+      } else {
+        PrefillThreads threads(req.n_threads_batch, req.n_threads);
+        int n_reevaluated = 0;
+        logits = cache.shift_push(session, n_keep, token, n_reevaluated);
+        ++stats.n_shifts;
+      }
     } catch (const EvalStopped&) {  // Ctrl-C during this token's forward pass
       stats.stop = StopReason::Interrupted;
       break;

@@ -1,5 +1,7 @@
 // One answer of the assistant: sample, stream the text, evaluate, until an
-// end-of-generation token, the -n limit, a full context, or Ctrl-C.
+// end-of-generation token, the -n limit, a full context (unless
+// --context-shift: then the cache shifts, keeping the system prompt, and the
+// answer goes on), or Ctrl-C.
 #pragma once
 #include <csignal>
 #include <functional>
@@ -20,11 +22,13 @@ struct TurnStats {
   int n_gen = 0;          // tokens generated
   double gen_s = 0;
   int n_past = 0;         // context used after the answer
+  int n_shifts = 0;       // context shifts during the answer (--context-shift)
   int n_ctx = 0;
   StopReason stop = StopReason::EndOfTurn;
 };
 
-// "[ prompt: N tok, X t/s | generation: M tok, Y t/s | context: U/C ]"
+// "[ prompt: N tok, X t/s | generation: M tok, Y t/s | context: U/C ]", and
+// " | S context shifts" before the "]" when there were any.
 std::string format_stats(const TurnStats& s);
 
 struct AnswerRequest {
@@ -37,6 +41,7 @@ struct AnswerRequest {
   std::vector<std::string> stop_strings;          // -r: the answer ends once it holds one (the user's turn)
   int n_probs = 0;                                // --n-probs: the N most likely tokens per token, on stderr
   bool verbose_prompt = false;                    // --verbose-prompt: the rendered conversation and its tokens
+  bool context_shift = false;                     // --context-shift: a full context shifts (system prompt kept)
 };
 
 // Brings the cache to the conversation's prompt, then generates. Returns the

@@ -32,6 +32,7 @@ void take_generation_options(const GenerationOptions& gen, ChatOptions& chat) {
     chat.in_suffix = process_escapes(chat.in_suffix);
   }
   chat.n_predict = gen.n_predict;
+  chat.context_shift = gen.context_shift;
   chat.n_threads = gen.n_threads;
   chat.n_threads_batch = gen.n_threads_batch;
   chat.render_special = gen.special;

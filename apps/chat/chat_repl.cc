@@ -50,7 +50,9 @@ constexpr const char* kHelp =
     "  /help          this list\n"
     "  A line ending in \\ continues on the next line. Ctrl-C stops an answer (also while the\n"
     "  message is still being read in), or throws away a message being typed. When the context\n"
-    "  is full, the oldest messages are dropped to make room (the system prompt stays).\n";
+    "  is full, the oldest messages are dropped to make room (the system prompt stays); an answer\n"
+    "  that fills it is cut off, or with --context-shift goes on after dropping the older half of\n"
+    "  the conversation's tokens (the system prompt stays).\n";
 
 std::string read_system_prompt_file(const std::string& path) {
   std::error_code ec;
@@ -177,7 +179,7 @@ class Repl {
                         std::fflush(stdout);
                       },
                       opts_.n_threads,     opts_.n_threads_batch, opts_.render_special,
-                      opts_.reverse_prompts, opts_.n_probs, opts_.verbose_prompt};
+                      opts_.reverse_prompts, opts_.n_probs, opts_.verbose_prompt, opts_.context_shift};
     TurnStats stats;
     std::string text;
     try {
@@ -198,6 +200,11 @@ class Repl {
       notice("[answer cut off at -n " + std::to_string(opts_.n_predict) + " tokens]");
     }
     if (stats.stop == StopReason::ContextFull) notice("[the context is full: answer cut off]");
+    if (stats.n_shifts > 0) {
+      notice("[the context was full: " + count_of(stats.n_shifts, "context shift") +
+             " dropped the older half of the conversation's tokens" +
+             (conv_.system_prompt().empty() ? "" : "; the system prompt stays") + "]");
+    }
     notice(format_stats(stats));
     if (stats.n_past * 10 >= stats.n_ctx * 9) {
       notice("the context is " + std::to_string(100 * stats.n_past / stats.n_ctx) +

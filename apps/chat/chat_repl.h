@@ -24,6 +24,7 @@ struct ChatOptions {
   std::string chat_template;
   SamplerParams sampling;          // the answer sampler (temp 0 = greedy)
   int n_predict = -1;              // max tokens per answer; -1 = until end of turn or context full
+  bool context_shift = false;      // --context-shift: a full context shifts (system prompt kept) instead of cutting
   int n_threads = 1;               // -t while answering
   int n_threads_batch = 1;         // -tb while the new part of the conversation is evaluated
   bool render_special = false;     // -sp: special tokens in answers printed as text
@@ -48,8 +49,8 @@ struct ChatOptions {
 // take_generation_options before run_chat.
 void add_chat_flags(CLI::App& app, ChatOptions& opts);
 
-// Copies sampling (with the seed), -n, -t, -tb, -sp, -r, --n-probs,
-// --verbose-prompt into `chat`, and processes the escapes of --in-prefix and
+// Copies sampling (with the seed), -n, --context-shift, -t, -tb, -sp, -r,
+// --n-probs, --verbose-prompt into `chat`, and processes the escapes of --in-prefix and
 // --in-suffix when -e is on.
 void take_generation_options(const GenerationOptions& gen, ChatOptions& chat);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "runtime/context_shift.h"
+
 namespace ck::app {
 
 Conversation::Conversation(const tok::Tokenizer& tokenizer, tok::ChatTemplate tmpl, std::string system_prompt)
@@ -43,6 +45,13 @@ std::vector<int32_t> Conversation::prompt_tokens() const {
   return tokenizer_.encode(render(), /*add_special=*/true, /*parse_special=*/true);
 }
 
+int Conversation::system_tokens(std::span<const int32_t> prompt) const {
+  std::vector<tok::ChatMessage> system;
+  if (!system_.empty()) system.push_back({"system", system_});
+  const std::string text = tok::render_chat(tmpl_, system, /*add_generation_prompt=*/false);
+  return static_cast<int>(common_prefix(tokenizer_.encode(text, /*add_special=*/true, /*parse_special=*/true), prompt));
+}
+
 size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
@@ -77,6 +86,10 @@ std::span<const float> CachedTokens::push(Session& session, int32_t token) {
   const auto logits = session.eval(std::span<const int32_t>(&token, 1));
   tokens_.push_back(token);
   return logits;
+}
+
+std::span<const float> CachedTokens::shift_push(Session& session, int n_keep, int32_t token, int& n_reevaluated) {
+  return shift_and_eval(session, tokens_, n_keep, token, n_reevaluated);
 }
 
 void CachedTokens::reset(Session& session) {

@@ -40,6 +40,12 @@ class Conversation {
   std::string render() const;
   // render(), as tokens.
   std::vector<int32_t> prompt_tokens() const;
+  // The tokens of `prompt` (prompt_tokens()) that render the system prompt
+  // (the template's default one when none is set), BOS included: what a
+  // context shift keeps. Those the system message alone renders to and
+  // `prompt` starts with, so a template that puts the system prompt inside
+  // the first user turn keeps only the part before that turn's text.
+  int system_tokens(std::span<const int32_t> prompt) const;
 
  private:
   const tok::Tokenizer& tokenizer_;
@@ -60,8 +66,13 @@ class CachedTokens {
   std::span<const float> sync(Session& session, std::span<const int32_t> target, int& n_evaluated);
   // A generated token, evaluated: returns its logits.
   std::span<const float> push(Session& session, int32_t token);
+  // The same after a context shift of the full cache (runtime/context_shift.h)
+  // keeping its first n_keep tokens; `n_reevaluated` = the moved tokens
+  // evaluated again.
+  std::span<const float> shift_push(Session& session, int n_keep, int32_t token, int& n_reevaluated);
   void reset(Session& session);
   int size() const { return static_cast<int>(tokens_.size()); }
+  std::span<const int32_t> tokens() const { return tokens_; }
 
  private:
   std::vector<int32_t> tokens_;

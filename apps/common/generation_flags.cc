@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "apps/common/bump_dir_flag.h"
+#include "apps/common/context_shift_flags.h"
 #include "apps/common/context_size.h"
 #include "apps/common/escapes.h"
 #include "apps/common/model_path.h"
@@ -28,6 +29,8 @@ void add_generation_flags(CLI::App& app, GenerationOptions& o, std::string_view 
                  "Context size in tokens (prompt + generated); 0 = the model's training context. The default is "
                  "lowered to the model's context when that is smaller; a larger -c warns and runs")
       ->capture_default_str();
+  add_context_shift_flag(app, o.context_shift, "the start (ck-run: --keep; the chat: the system prompt)",
+                         "generation stops, and the chat cuts the answer off");
   app.add_option("-t,--threads", o.n_threads,
                  "Threads; 0 = one per physical core (the default). More than the CPUs warns and runs");
   app.add_option("--threads-batch", o.n_threads_batch, "Threads while a prompt is evaluated (also -tb); 0 = as -t");

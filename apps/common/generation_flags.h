@@ -1,6 +1,6 @@
 // The flags ck-run and ck-chat share, with llama.cpp's names and meanings:
-// model, prompt (-p/-f), -n, -c, -t/-tb, -b, -s, the sampler, -sp, -e, -r,
-// --verbose-prompt. One
+// model, prompt (-p/-f), -n, -c, --context-shift, -t/-tb, -b, -s, the
+// sampler, -sp, -e, -r, --verbose-prompt. One
 // definition, so that a flag means the same and is checked with the same
 // message in both apps.
 #pragma once
@@ -23,6 +23,7 @@ struct GenerationOptions {
   std::string prompt_file;   // -f
   int n_predict = -1;        // -n; -1 = until end of generation or a full context
   int n_ctx = 4096;          // -c; 0 = the model's training context (context_size.h)
+  bool context_shift = false;  // --context-shift: a full context shifts (runtime/context_shift.h) instead of stopping
   int n_threads = 0;         // -t; 0 = one per physical core; the count itself after validation
   int n_threads_batch = 0;   // -tb; 0 = same as -t; the count itself after validation
   int n_batch = 512;         // -b; prompt tokens per forward pass

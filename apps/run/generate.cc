@@ -8,6 +8,7 @@
 #include "apps/common/thread_count.h"
 #include "apps/common/token_report.h"
 #include "apps/run/interrupt.h"
+#include "runtime/context_shift.h"
 
 namespace ck::app {
 namespace {
@@ -42,6 +43,7 @@ GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenize
     return st;
   }
   st.prompt_tokens = st.prompt_total;
+  std::vector<int32_t> context(prompt.begin(), prompt.end());  // what the cache holds, for a context shift
   sampler.accept_prompt(prompt);  // the penalty window includes the prompt, as in llama.cpp
   st.prompt_seconds = seconds_since(t0);
 
@@ -72,11 +74,19 @@ GenerationStats generate(Session& session, Sampler& sampler, const tok::Tokenize
         break;
       }
       if (limit_reached()) break;  // no need to run the model on the last token
-      if (session.n_past() >= session.n_ctx()) {
+      if (session.n_past() < session.n_ctx()) {
+        logits = session.eval(std::span(&token, 1));
+        context.push_back(token);
+      } else if (limits.context_shift) {
+        PrefillThreads threads(limits.n_threads_batch, limits.n_threads);
+        int n_reevaluated = 0;
+        logits = shift_and_eval(session, context, limits.n_keep, token, n_reevaluated);
+        ++st.context_shifts;
+        st.reevaluated_tokens += n_reevaluated;
+      } else {
         st.stop = StopReason::ContextFull;
         break;
       }
-      logits = session.eval(std::span(&token, 1));
     }
   } catch (const EvalStopped&) {
     st.stop = StopReason::Interrupted;

@@ -18,6 +18,7 @@
 #include "apps/run/interrupt.h"
 #include "apps/run/run_options.h"
 #include "apps/run/timings.h"
+#include "runtime/context_shift.h"
 #include "runtime/model.h"
 #include "runtime/sampler.h"
 #include "runtime/session.h"
@@ -25,10 +26,10 @@
 namespace ck::app {
 namespace {
 
-void check_predict_fits(int n_predict, int n_ctx) {
-  if (n_predict > n_ctx) {
+void check_predict_fits(int n_predict, int n_ctx, bool context_shift) {
+  if (n_predict > n_ctx && !context_shift) {
     throw std::runtime_error("-n " + std::to_string(n_predict) + " exceeds the context of " +
-                             std::to_string(n_ctx) + " tokens: use a larger -c");
+                             std::to_string(n_ctx) + " tokens: use a larger -c, or --context-shift");
   }
 }
 
@@ -67,6 +68,10 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
   Session session(*model, {.n_ctx = n_ctx, .n_batch = o.gen.n_batch, .allow_longer_context = true});
 
   if (use_chat) {
+    if (app.count("--keep") > 0) {
+      std::fprintf(stderr, "ck-run: note: --keep is ignored in the chat: a context shift there keeps the system "
+                           "prompt (docs/apps.md)\n");
+    }
     take_generation_options(o.gen, chat);
     chat.first_message = prompt;
     return run_chat(*model, session, chat);
@@ -79,7 +84,7 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
     std::fprintf(stderr, "ck-run: note: --in-prefix/--in-suffix are ignored: they wrap the chat's messages, and "
                          "this is a plain completion of -p/-f (add -cnv to chat)\n");
   }
-  check_predict_fits(o.gen.n_predict, n_ctx);
+  check_predict_fits(o.gen.n_predict, n_ctx, o.gen.context_shift);
 
   const std::vector<int32_t> tokens = tokenizer.encode(prompt, /*add_special=*/true, /*parse_special=*/true);
   spdlog::debug("prompt: {} tokens:{}", tokens.size(), [&] {
@@ -103,7 +108,9 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
                                 .n_threads_batch = o.gen.n_threads_batch,
                                 .render_special = o.gen.special,
                                 .stop_strings = o.gen.reverse_prompts,
-                                .n_probs = o.gen.sampling.n_probs};
+                                .n_probs = o.gen.sampling.n_probs,
+                                .context_shift = o.gen.context_shift,
+                                .n_keep = keep_count(o.keep, static_cast<int>(tokens.size()), tokenizer.add_bos())};
   const GenerationStats stats = generate(session, sampler, tokenizer, tokens, limits, stdout);
   print_timings(stats, load_seconds, session.n_past(), n_ctx);
   return stats.stop == StopReason::Interrupted ? 130 : 0;

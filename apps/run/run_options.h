@@ -12,6 +12,7 @@ struct RunOptions {
   bool no_display_prompt = false;  // --no-display-prompt
   bool chat = false;               // --chat / -cnv
   bool no_chat = false;            // --no-chat / -no-cnv
+  int keep = 0;                    // --keep: prompt tokens a context shift keeps after BOS; -1 = all
 };
 
 void add_run_flags(CLI::App& app, RunOptions& opts);

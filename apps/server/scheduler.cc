@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "apps/server/api_error.h"
+#include "runtime/context_shift.h"
 
 namespace ck::server {
 
@@ -105,10 +106,10 @@ void Scheduler::drop_cancelled() {
   }
 }
 
-// A generating slot whose context is full: a context shift keeps the first
-// n_keep tokens and drops the older half of the rest, then the kept tail is
-// evaluated again (as prompt chunks) at its new positions; without it the
-// answer ends ("length").
+// A generating slot whose context is full: a context shift
+// (runtime/context_shift.h) keeps the first --keep tokens and drops the older
+// half of the rest, then the kept tail is evaluated again (as prompt chunks)
+// at its new positions; without it the answer ends ("length").
 void Scheduler::make_room(Slot& s) {
   const int n_ctx = session_.n_ctx();
   if (static_cast<int>(s.cached.size() + s.pending.size()) <= n_ctx) return;
@@ -118,14 +119,12 @@ void Scheduler::make_room(Slot& s) {
     ++stats_.finished;
     return;
   }
-  const int bos = model_.tokenizer().add_bos() ? 1 : 0;
-  const int keep = std::min(std::max(opts_.n_keep, bos), n_ctx / 2);
-  const int discard = (static_cast<int>(s.cached.size()) - keep) / 2;
-  std::vector<int32_t> tail(s.cached.begin() + keep + discard, s.cached.end());
-  tail.insert(tail.end(), s.pending.begin(), s.pending.end());
-  s.cached.resize(keep);
-  s.pending = std::move(tail);
-  session_.truncate(keep, s.seq);
+  const int n_keep = keep_count(opts_.n_keep, s.usage.prompt_tokens, model_.tokenizer().add_bos());
+  const ContextShift shift = plan_context_shift(static_cast<int>(s.cached.size()), n_ctx, n_keep);
+  const auto moved = s.cached.begin() + shift.keep + shift.discard;
+  s.pending.insert(s.pending.begin(), moved, s.cached.end());
+  s.cached.resize(static_cast<size_t>(shift.keep));
+  session_.truncate(shift.keep, s.seq);
   std::lock_guard lock(mutex_);
   ++stats_.context_shifts;
 }

@@ -25,7 +25,7 @@ struct SchedulerOptions {
   int n_threads = 1;           // of the forward pass (OpenMP: per calling thread, so set in the scheduler's)
   int max_queue = 32;          // tasks waiting for a slot; more are refused (429)
   bool context_shift = false;  // a full context drops old tokens instead of ending the answer
-  int n_keep = 0;              // tokens a context shift keeps at the start (besides BOS)
+  int n_keep = 0;              // --keep: prompt tokens a context shift keeps after BOS; -1 = the whole prompt
 };
 
 // Totals since start and the present state, for /metrics.

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "apps/common/context_shift_flags.h"
 #include "apps/common/model_path.h"
 
 namespace ck::server {
@@ -25,10 +26,9 @@ void add_server_flags(CLI::App& app, ServerOptions& o) {
       ->capture_default_str();
   app.add_option("--api-key", o.api_key, "require \"Authorization: Bearer KEY\" (default: $CK_API_KEY; /health stays open)");
   app.add_option("--chat-template", o.chat_template, "chat template family (chatml, llama3, ...) or Jinja text; default: the model's");
-  app.add_flag("--context-shift,!--no-context-shift", o.context_shift,
-               "when a slot's context fills: drop the older half of its tokens after --keep and go on (default: end "
-               "the answer, finish_reason \"length\")");
-  app.add_option("--keep", o.n_keep, "tokens a context shift keeps at the start (besides BOS)")->capture_default_str();
+  app::add_context_shift_flag(app, o.context_shift, "BOS and the first --keep prompt tokens",
+                              "the answer ends with finish_reason \"length\"");
+  app::add_keep_flag(app, o.n_keep);
   app.add_option("--max-queue", o.max_queue, "requests that may wait for a slot; more are answered 429")->capture_default_str();
   app.add_option("--max-body", o.max_body, "largest request body in bytes; larger ones are answered 413")->capture_default_str();
   app.add_option("--timeout", o.timeout, "seconds a connection may stall while reading or writing (-to)")->capture_default_str();
@@ -47,7 +47,7 @@ void validate_server_options(ServerOptions& o) {
           "-c " + std::to_string(o.n_ctx) + " leaves fewer than 2 positions per slot for -np " + std::to_string(o.n_parallel));
   require(o.n_batch >= o.n_parallel, "-b must be at least -np (one token per slot per step), got " + std::to_string(o.n_batch));
   require(o.n_predict >= -1 && o.n_predict != 0, "-n must be -1 or >= 1, got " + std::to_string(o.n_predict));
-  require(o.n_keep >= 0, "--keep must be >= 0, got " + std::to_string(o.n_keep));
+  app::validate_keep(o.n_keep);
   require(o.max_queue >= 0, "--max-queue must be >= 0, got " + std::to_string(o.max_queue));
   require(o.max_body >= 1024, "--max-body must be at least 1024 bytes");
   require(o.timeout >= 1, "--timeout must be >= 1 second");

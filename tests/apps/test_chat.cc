@@ -7,8 +7,10 @@
 #include <iterator>
 #include <regex>
 
+#include "apps/chat/answer.h"
 #include "apps/chat/conversation.h"
 #include "apps/chat/line_reader.h"
+#include "apps/common/sampling_flags.h"
 #include "app_test_support.h"
 #include "pty_session.h"
 #include "runtime/model.h"
@@ -46,6 +48,57 @@ TEST_CASE("CachedTokens evaluates only what the cache lacks, with the logits of 
   // A shorter, different conversation: back to the common prefix.
   cache.sync(session, a, n);
   CHECK(session.n_past() == static_cast<int>(a.size()));
+}
+
+TEST_CASE("chat with --context-shift: answers past the context, the system prompt kept, the next turn intact",
+          "[chat][context-shift]") {
+  auto model = ck::Model::load(std::string(CK_SHARED_DATA) + "/models/stories260K.gguf");
+  const auto& tok = model->tokenizer();
+  const int n_ctx = 128, n_answer = 100;  // chatml's markers are many tokens in this vocabulary
+  ck::app::Conversation conv(tok, ck::tok::select_chat_template(tok.chat_template(), "chatml"), "Tom was a cat.");
+  ck::Session session(*model, ck::SessionOptions{.n_ctx = n_ctx});
+  ck::app::CachedTokens cache;
+  ck::SamplerParams greedy;
+  greedy.temp = 0;
+  ck::Sampler sampler = ck::app::make_sampler(greedy, /*ignore_eos=*/true, tok);
+  volatile std::sig_atomic_t interrupted = 0;
+  const ck::app::AnswerRequest req{.n_predict = n_answer,
+                                   .interrupted = &interrupted,
+                                   .on_text = [](std::string_view) {},
+                                   .context_shift = true};
+  for (const char* message : {"Once upon a time", "The little dog ran to the park", "The big bird sang"}) {
+    INFO(message);
+    conv.add("user", message);
+    // The REPL's rule between turns: whole old exchanges go until the
+    // conversation and room for an answer fit.
+    while (conv.prompt_tokens().size() + n_ctx / 4 > static_cast<size_t>(n_ctx) && conv.drop_oldest_exchange() > 0) {
+    }
+    const std::vector<int32_t> prompt = conv.prompt_tokens();
+    const int n_system = conv.system_tokens(prompt);
+    REQUIRE(n_system > 5);  // BOS, <|im_start|>system ... <|im_end|>
+
+    // The cache after the last answer's shifts brings this turn to the
+    // logits of a fresh evaluation, without evaluating the system prompt again.
+    const bool first_turn = cache.size() == 0;
+    int n_evaluated = 0;
+    const auto synced = cache.sync(session, prompt, n_evaluated);
+    const std::vector<float> got(synced.begin(), synced.end());
+    ck::Session fresh(*model, ck::SessionOptions{.n_ctx = n_ctx});
+    const auto want = fresh.eval(prompt);
+    for (size_t i = 0; i < want.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-4));
+    if (!first_turn) CHECK(n_evaluated <= static_cast<int>(prompt.size()) - n_system);
+
+    ck::app::TurnStats stats;
+    const std::string answer = ck::app::generate_answer(conv, session, cache, sampler, tok, req, stats);
+    CHECK(stats.n_gen == n_answer);  // not cut off by the full context
+    CHECK(stats.n_shifts >= 1);
+    CHECK(stats.stop == ck::app::StopReason::Limit);
+    CHECK(session.n_past() == cache.size());
+    REQUIRE(cache.size() >= n_system);
+    CHECK(std::equal(prompt.begin(), prompt.begin() + n_system, cache.tokens().begin()));  // the system prompt stays
+    CHECK_THAT(ck::app::format_stats(stats), Catch::Contains(" context shift"));
+    conv.add("assistant", answer);
+  }
 }
 
 TEST_CASE("continuation lines", "[chat]") {
@@ -159,6 +212,21 @@ TEST_CASE("chat from a pipe on stories260K: commands, /regen, a full context", "
     CHECK(r.err.find("[the context is full: dropped the oldest 2 messages]") != std::string::npos);
     CHECK(r.err.find("cannot answer") == std::string::npos);
     CHECK(ck::test::occurrences(r.err, "[ prompt:") == 2);  // the second message was answered too
+  }
+  SECTION("--context-shift: answers go past a full context, the system prompt kept, over several turns") {
+    const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-c", "48", "-n", "40", "--ignore-eos",
+                                      "--context-shift", "-sys", "Tom was a cat."},
+                                     "Once upon a time\nThe little dog ran\nThe big bird sang\n");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(ck::test::occurrences(r.err, "generation: 40 tok") == 3);
+    CHECK(ck::test::occurrences(r.err, "context shift dropped the older half of the conversation's tokens; "
+                                       "the system prompt stays]") +
+              ck::test::occurrences(r.err, "context shifts dropped the older half of the conversation's tokens; "
+                                           "the system prompt stays]") ==
+          3);
+    CHECK(r.err.find("[the context is full: answer cut off]") == std::string::npos);
+    CHECK(r.err.find("cannot answer") == std::string::npos);
   }
   SECTION("a system prompt stays when the oldest turns are dropped") {
     const auto r = ck::test::run_app({"ck-chat", "-m", model, "--temp", "0", "-c", "48", "-sys", "Tom was a cat."},

@@ -14,7 +14,10 @@
 #include <sstream>
 #include <string>
 
+#include "runtime/model.h"
+#include "runtime/session.h"
 #include "tests/runtime/golden.h"
+#include "tokenizer/tokenizer.h"
 
 extern char** environ;
 
@@ -81,6 +84,85 @@ TEST_CASE("ck-run: prints timings and stops cleanly at the context limit", "[ck-
   REQUIRE_THAT(r.err, Catch::Contains("12 / 12 tokens used; stopped: context full"));
   REQUIRE_THAT(r.err, Catch::Contains("5 tokens ("));
   REQUIRE_THAT(r.err, Catch::Contains("tokens/s"));
+}
+
+namespace {
+
+// Greedy generation of n tokens (end-of-generation tokens excluded, as
+// --ignore-eos does) written the plain way: when the context is full, the
+// first `keep` tokens and the newer half of the rest, followed by the token
+// just sampled, are evaluated by a new session from scratch.
+std::vector<int32_t> greedy_with_fresh_restarts(const ck::Model& model, std::vector<int32_t> context, int n_ctx,
+                                                int keep, int n, int& restarts) {
+  const ck::tok::Tokenizer& tok = model.tokenizer();
+  auto argmax = [&](std::span<const float> logits) {
+    int32_t best = -1;
+    for (int32_t id = 0; id < static_cast<int32_t>(logits.size()); ++id) {
+      if (!tok.is_eog(id) && (best < 0 || logits[id] > logits[best])) best = id;
+    }
+    return best;
+  };
+  std::vector<int32_t> out;
+  restarts = 0;
+  while (true) {
+    ck::Session fresh(model, {.n_ctx = n_ctx});
+    auto logits = fresh.eval(context);
+    int32_t token = 0;
+    while (true) {
+      token = argmax(logits);
+      out.push_back(token);
+      if (static_cast<int>(out.size()) == n) return out;
+      if (static_cast<int>(context.size()) == n_ctx) break;
+      context.push_back(token);
+      logits = fresh.eval(std::span(&token, 1));
+    }
+    const int discard = (n_ctx - keep) / 2;
+    context.erase(context.begin() + keep, context.begin() + keep + discard);
+    context.push_back(token);
+    ++restarts;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ck-run --context-shift: -n past -c goes on, with the text of fresh runs on the kept tokens", "[ck-run]") {
+  const int n_ctx = 32, n = 100;
+  auto model = ck::Model::load(ck::test::stories_gguf());
+  const std::vector<int32_t> prompt = model->tokenizer().encode("Once upon a time", true, false);
+  REQUIRE(prompt.size() == 5);  // BOS and 4 tokens
+  // --keep 2: BOS and 2 prompt tokens; --keep -1: the whole prompt.
+  for (const auto& [flag, keep] : {std::pair{"2", 3}, std::pair{"-1", 5}}) {
+    INFO("--keep " << flag);
+    int shifts = 0;
+    const std::vector<int32_t> want = greedy_with_fresh_restarts(*model, prompt, n_ctx, keep, n, shifts);
+    REQUIRE(shifts >= 3);
+    ck::tok::StreamDecoder decoder(model->tokenizer());
+    std::string text;
+    for (int32_t t : want) text += decoder.push(t);
+    text += decoder.flush();
+
+    const Result r = run("-m " + stories() + " -p 'Once upon a time' -c 32 -n 100 --temp 0 --ignore-eos "
+                         "--no-display-prompt --context-shift --keep " + flag);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == text);  // nothing repeated or lost across a shift
+    CHECK_THAT(r.err, Catch::Contains("/   100 tokens"));
+    CHECK_THAT(r.err, Catch::Contains("; " + std::to_string(shifts) + " context shifts ("));
+    CHECK_THAT(r.err, Catch::Contains("stopped: -n limit"));
+  }
+}
+
+TEST_CASE("ck-run without --context-shift: a full context stops and says so", "[ck-run]") {
+  Result r = run("-m " + stories() + " -p 'Once upon a time' -c 32 -n 100 --temp 0");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("-n 100 exceeds the context of 32 tokens: use a larger -c, or --context-shift"));
+  r = run("-m " + stories() + " -p 'Once upon a time' -c 32 --temp 0 --ignore-eos --no-display-prompt");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("32 / 32 tokens used; stopped: context full (use a larger -c, or --context-shift)"));
+  CHECK_THAT(r.err, Catch::Contains("/    28 tokens"));  // 5 prompt + 27 generated fill the context, one more sampled
+  r = run("-m " + stories() + " -p 'Once upon a time' --keep -2 --context-shift");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("--keep must be -1 (the whole prompt) or >= 0, got -2"));
 }
 
 TEST_CASE("ck-run: bad input is a clear error and exit code 1", "[ck-run]") {

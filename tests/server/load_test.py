@@ -3,7 +3,10 @@ mixing streaming and whole responses, every fifth one disconnecting early
 (a stream after its first event, a whole request right after sending it).
 Every request must be answered 200 (with a complete answer) or refused 429
 (queue full); afterwards /metrics must show no busy slot and nothing queued,
-and the resident memory must not have grown by more than --rss-growth-mib.
+and the resident memory must be flat: not grown by more than --rss-growth-mib
+over the whole test (the slots' KV cache pages are touched for the first time
+in it), nor by more than --rss-growth-late-mib over its second half (by then
+every slot and HTTP thread has run, so growth there is a leak).
 Last, SIGTERM during a stream: the stream still ends (its slot's context
 fills: "length", then [DONE]) and the server exits 0.
 The model is stories260K (tiny: this tests the server, not the model)."""
@@ -100,6 +103,7 @@ def main():
     ap.add_argument("--model", default=None)
     ap.add_argument("--time-limit", type=float, default=240)
     ap.add_argument("--rss-growth-mib", type=float, default=64)
+    ap.add_argument("--rss-growth-late-mib", type=float, default=16)
     args = ap.parse_args()
     shared = os.environ.get("CK_SHARED_DATA", os.path.join(os.path.dirname(__file__), "../../../shared/data"))
     model = args.model or os.path.join(shared, "models", "stories260K.gguf")
@@ -110,15 +114,26 @@ def main():
             one_request(server.port, 0, [])  # warm up
             rss_before = server.rss_bytes()
             results = []
+            rss_half = []  # RSS when half of the requests have their result
+
+            def sample_half():
+                while not rss_half and any(t.is_alive() for t in threads):
+                    if len(results) >= args.clients * args.requests // 2:
+                        rss_half.append(server.rss_bytes())
+                    time.sleep(0.05)
+
             t0 = time.time()
             threads = [threading.Thread(target=client, args=(server.port, c, args.requests, results))
                        for c in range(args.clients)]
             for t in threads:
                 t.start()
+            sampler = threading.Thread(target=sample_half)
+            sampler.start()
             for t in threads:
                 t.join(max(1, args.time_limit - (time.time() - t0)))
             elapsed = time.time() - t0
             hung = sum(t.is_alive() for t in threads)
+            sampler.join()
             # The scheduler notices a departed client at its next write: wait for it.
             deadline = time.time() + 30
             while True:
@@ -127,6 +142,7 @@ def main():
                     break
                 time.sleep(0.2)
             rss_after = server.rss_bytes()
+            rss_half = rss_half[0] if rss_half else rss_after
             drained = drain_check(server)
         finally:
             code = server.stop()
@@ -137,7 +153,8 @@ def main():
         counts.items(), key=str)))
     print(f"after: slots busy {m['ck_server_slots_busy']:.0f}, queued {m['ck_server_requests_queued']:.0f}, "
           f"cancelled {m['ck_server_requests_cancelled_total']:.0f}, finished {m['ck_server_requests_finished_total']:.0f}; "
-          f"RSS {rss_before / 2**20:.1f} -> {rss_after / 2**20:.1f} MiB; stream at SIGTERM completed: {drained}; "
+          f"RSS {rss_before / 2**20:.1f} -> {rss_half / 2**20:.1f} (half of the requests done) -> "
+          f"{rss_after / 2**20:.1f} MiB; stream at SIGTERM completed: {drained}; "
           f"exit code {code}")
     failures = []
     if hung:
@@ -153,6 +170,8 @@ def main():
         failures.append("slots still busy or requests queued 30 s after the last client")
     if (rss_after - rss_before) / 2**20 > args.rss_growth_mib:
         failures.append(f"RSS grew by more than {args.rss_growth_mib} MiB")
+    if (rss_after - rss_half) / 2**20 > args.rss_growth_late_mib:
+        failures.append(f"RSS grew by more than {args.rss_growth_late_mib} MiB over the second half of the requests")
     if not drained:
         failures.append("a stream running at SIGTERM did not end with its finish reason and [DONE]")
     if code != 0:

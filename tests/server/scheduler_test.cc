@@ -151,12 +151,15 @@ TEST_CASE("a full context ends the answer, or shifts with --context-shift", "[se
     // Every position filled, and the last token sampled from the last logits.
     REQUIRE(o.end.usage.completion_tokens == n_ctx - prompt_tokens() + 1);
   }
-  ck::Session session(stories(), {.n_ctx = n_ctx, .n_batch = 16, .n_seq = 1});
-  Scheduler s(stories(), session, {.context_shift = true, .n_keep = 4});
-  auto t = make_task("Once upon a time", 100, /*ignore_eos=*/true);
-  s.submit(t);
-  const Outcome o = collect(*t);
-  REQUIRE(o.end.reason == FinishReason::Length);
-  REQUIRE(o.end.usage.completion_tokens == 100);
-  REQUIRE(s.stats().context_shifts >= 3);
+  for (const int keep : {4, -1}) {  // --keep -1: the whole prompt
+    INFO("--keep " << keep);
+    ck::Session session(stories(), {.n_ctx = n_ctx, .n_batch = 16, .n_seq = 1});
+    Scheduler s(stories(), session, {.context_shift = true, .n_keep = keep});
+    auto t = make_task("Once upon a time", 100, /*ignore_eos=*/true);
+    s.submit(t);
+    const Outcome o = collect(*t);
+    REQUIRE(o.end.reason == FinishReason::Length);
+    REQUIRE(o.end.usage.completion_tokens == 100);
+    REQUIRE(s.stats().context_shifts >= 3);
+  }
 }
