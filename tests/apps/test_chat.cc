@@ -28,7 +28,7 @@ TEST_CASE("CachedTokens evaluates only what the cache lacks, with the logits of 
 
   // An f32 cache: the reused and the fresh run evaluate the tokens in other
   // batches, and in halves a key computed 1e-6 apart may round to
-  // neighbouring halves (docs/decoder.md, "The KV cache"), beyond the 1e-4
+  // neighbouring halves (docs/decoder.md, "KV cache in halves"), beyond the 1e-4
   // this test holds them to (halves: logits up to 1.7e-4 apart).
   const ck::KvCacheTypes f32{.key_f16 = false, .value_f16 = false};
   ck::Session session(*model, ck::SessionOptions{.n_ctx = 128, .kv_types = f32});

@@ -137,7 +137,7 @@ std::vector<std::vector<int32_t>> texts(const ck::Model& model) {
 // A token attending to another slot, or at a wrong position, moves them by
 // more than 0.1. With an f32 cache: in halves, a key that the two runs
 // compute 1e-6 apart may round to neighbouring halves, a cache rounding
-// (docs/decoder.md, "The KV cache") that this bound is not about (f16
+// (docs/decoder.md, "KV cache in halves") that this bound is not about (f16
 // measured 1.2e-4 and 7.6e-4).
 TEST_CASE("a batch of three sequences gives each the logits it gets alone (F32)", "[forward][batch]") {
   auto model = ck::Model::load(ck::test::stories_gguf());

@@ -60,7 +60,7 @@ TEST_CASE("shift_and_eval: the cache afterwards is a fresh evaluation of the kep
 
   // An f32 cache: the shifted run evaluates the moved tokens in other
   // batches than the fresh one, and in halves a key computed 1e-6 apart may
-  // round to neighbouring halves (docs/decoder.md, "The KV cache"), beyond
+  // round to neighbouring halves (docs/decoder.md, "KV cache in halves"), beyond
   // the 1e-4 this test holds the two to (halves: 2.8e-4 at the first logit
   // past it).
   const ck::KvCacheTypes f32{.key_f16 = false, .value_f16 = false};

@@ -69,7 +69,7 @@ float top2_margin(const float* x, int n) {
 // An f32 KV cache, for the tests whose bounds are about the arithmetic of
 // ck's paths: the reference keeps keys and values in float32, and two paths
 // that compute a key 1e-6 apart may round it to neighbouring halves
-// (docs/decoder.md, "The KV cache"). The f16 cache: kv_cache_test.cc.
+// (docs/decoder.md, "KV cache in halves"). The f16 cache: kv_cache_test.cc.
 constexpr ck::KvCacheTypes kF32Cache{.key_f16 = false, .value_f16 = false};
 
 // Both paths against the reference: prefill (gemm, the whole prompt at
