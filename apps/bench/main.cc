@@ -53,8 +53,8 @@ int main(int argc, char** argv) {
   app.add_option("--pg", pg, "Prompt then generation, PROMPT,GEN (ppP+tgG tests), repeatable (also -pg)");
   app.add_option("-d,--n-depth", depth, "Context depth each test starts at")->capture_default_str();
   app.add_option("--cache-type-k", cache_k,
-                 "KV cache types of the keys, e.g. f16 or f16,f32 (also -ctk; f32 or f16, as llama-bench's; every "
-                 "pair with --cache-type-v runs)")
+                 "KV cache types of the keys, f16 or f32, as llama-bench's -ctk: a list (f16,f32) runs each with "
+                 "each --cache-type-v")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--cache-type-v", cache_v, "KV cache types of the values (also -ctv)")
