@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "kernels/attention.h"
+#include "kernels/fp16.h"
 #include "kernels/ops.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -33,6 +34,22 @@ constexpr int kTileVectors = 4;
 #else
 constexpr int kTileVectors = 2;
 #endif
+// The KV cache holds floats or IEEE halves (uint16_t): one vector of m's
+// row from p, all lanes or the first `valid` (a half row is read whole and
+// the rest zeroed: the cache keeps at least one vector of slack after every
+// row, RunState).
+template <bool kMasked>
+HWY_INLINE VF LoadRow(const float* p, hn::Mask<DF> mask) {
+  return kMasked ? hn::MaskedLoad(mask, DF(), p) : hn::LoadU(DF(), p);
+}
+template <bool kMasked>
+HWY_INLINE VF LoadRow(const uint16_t* p, hn::Mask<DF> mask) {
+  const VF v = hn::PromoteTo(DF(), hn::LoadU(hn::Rebind<hwy::float16_t, DF>(), reinterpret_cast<const hwy::float16_t*>(p)));
+  return kMasked ? hn::IfThenElseZero(mask, v) : v;
+}
+HWY_INLINE float ToFloat(float v) { return v; }
+HWY_INLINE float ToFloat(uint16_t v) { return fp16_to_fp32(v); }
+
 // Rows of m per pass: a pass over 128 rows of the values (32-64 KiB) or of
 // the transposed keys' chunk stays in L1 while every row group uses it.
 constexpr int64_t kRowsPerPass = 128;
@@ -40,8 +57,8 @@ constexpr int64_t kRowsPerPass = 128;
 // out[g * out_stride + c .. + kU N) (+)= sum_{r0 <= r < r1} s[g * s_stride + r] *
 // m[r * m_stride + c ..] for g < kQ; `valid` lanes of the last vector (all
 // when kMasked is false: whole vectors).
-template <int kQ, int kU, bool kMasked>
-HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const float* m, int64_t m_stride, int64_t r0,
+template <int kQ, int kU, bool kMasked, class T>
+HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const T* m, int64_t m_stride, int64_t r0,
                             int64_t r1, float* out, int64_t out_stride, bool add, size_t valid) {
   const DF df;
   const size_t N = hn::Lanes(df);
@@ -55,10 +72,7 @@ HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const float* m, in
   }
   for (int64_t r = r0; r < r1; ++r) {
     VF col[kU];
-    for (int u = 0; u < kU; ++u) {
-      const float* p = m + r * m_stride + u * N;
-      col[u] = kMasked ? hn::MaskedLoad(mask, df, p) : hn::LoadU(df, p);
-    }
+    for (int u = 0; u < kU; ++u) col[u] = LoadRow<kMasked>(m + r * m_stride + u * N, mask);
     for (int g = 0; g < kQ; ++g) {
       const VF sr = hn::Set(df, s[g * s_stride + r]);
       for (int u = 0; u < kU; ++u) acc[g][u] = hn::MulAdd(sr, col[u], acc[g][u]);
@@ -77,8 +91,8 @@ HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const float* m, in
 }
 
 // One column chunk of every row: row groups of kTileRows, then the rest.
-template <int kU, bool kMasked>
-HWY_INLINE void ProductColumns(const float* s, int64_t s_stride, int rows, const float* m, int64_t m_stride,
+template <int kU, bool kMasked, class T>
+HWY_INLINE void ProductColumns(const float* s, int64_t s_stride, int rows, const T* m, int64_t m_stride,
                                int64_t r0, int64_t r1, float* out, int64_t out_stride, bool add, size_t valid) {
   int g = 0;
   for (; g + kTileRows <= rows; g += kTileRows) {
@@ -102,7 +116,8 @@ HWY_INLINE void ProductColumns(const float* s, int64_t s_stride, int rows, const
 // columns = dimensions). Loops: passes over kRowsPerPass rows of m, column
 // chunks, row groups innermost, so that a chunk of m is reused from L1 by
 // every query row of the block.
-void Products(const float* s, int64_t s_stride, int rows, const float* m, int64_t m_stride, int64_t n,
+template <class T>
+void Products(const float* s, int64_t s_stride, int rows, const T* m, int64_t m_stride, int64_t n,
               int64_t cols, float* out, int64_t out_stride) {
   const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
   for (int64_t r0 = 0; r0 < n; r0 += kRowsPerPass) {
@@ -127,7 +142,7 @@ void Products(const float* s, int64_t s_stride, int rows, const float* m, int64_
     for (int g = 0; g < rows; ++g) {
       for (int64_t cc = c; cc < cols; ++cc) {
         float sum = add ? out[g * out_stride + cc] : 0.0f;
-        for (int64_t r = r0; r < r1; ++r) sum += s[g * s_stride + r] * m[r * m_stride + cc];
+        for (int64_t r = r0; r < r1; ++r) sum += s[g * s_stride + r] * ToFloat(m[r * m_stride + cc]);
         out[g * out_stride + cc] = sum;
       }
     }
@@ -135,9 +150,10 @@ void Products(const float* s, int64_t s_stride, int rows, const float* m, int64_
   }
 }
 
-void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens, const float* kt, int64_t kt_stride,
-                  const float* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch,
-                  float* out, int64_t out_token_stride) {
+template <class K, class V>
+void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int tokens, const K* kt, int64_t kt_stride,
+                    const V* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+                    int64_t out_token_stride) {
   const int rows = heads * tokens;  // row t * heads + h: token t, head h
   // The keys any row sees: [lo, hi).
   const int64_t lo = window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
@@ -169,6 +185,25 @@ void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens,
     for (int h = 0; h < heads; ++h) {
       std::copy_n(os + (t * heads + h) * head_dim, head_dim, out + t * out_token_stride + h * head_dim);
     }
+  }
+}
+
+void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, int64_t kt_stride,
+                  KvView v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+                  int64_t out_token_stride) {
+  auto with_values = [&](const auto* keys) {
+    if (v.f16) {
+      AttendTokensOf(q, q_token_stride, heads, tokens, keys, kt_stride, static_cast<const uint16_t*>(v.data), head_dim,
+                     n_keys, window, scale, scratch, out, out_token_stride);
+    } else {
+      AttendTokensOf(q, q_token_stride, heads, tokens, keys, kt_stride, static_cast<const float*>(v.data), head_dim,
+                     n_keys, window, scale, scratch, out, out_token_stride);
+    }
+  };
+  if (kt.f16) {
+    with_values(static_cast<const uint16_t*>(kt.data));
+  } else {
+    with_values(static_cast<const float*>(kt.data));
   }
 }
 

@@ -1,6 +1,8 @@
 // Dispatch of attend_tokens into the per-target code of attention-inl.h.
 #include "kernels/attention.h"
 
+#include "kernels/fp16.h"
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/attention.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -14,11 +16,21 @@ namespace attn {
 HWY_EXPORT(AttendTokens);
 }  // namespace attn
 
-void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, const float* kt, int64_t kt_stride,
-                   const float* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch,
-                   float* out, int64_t out_token_stride) {
+void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, int64_t kt_stride,
+                   KvView v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+                   int64_t out_token_stride) {
   HWY_DYNAMIC_DISPATCH(attn::AttendTokens)(q, q_token_stride, heads, tokens, kt, kt_stride, v, head_dim, n_keys,
                                            window, scale, scratch, out, out_token_stride);
+}
+
+void store_kv(const float* x, int64_t n, void* out, bool f16, int64_t stride) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (f16) {
+      static_cast<uint16_t*>(out)[i * stride] = fp32_to_fp16(x[i]);
+    } else {
+      static_cast<float*>(out)[i * stride] = x[i];
+    }
+  }
 }
 
 int64_t attend_scratch_floats(int64_t n_ctx, int head_dim) {

@@ -12,6 +12,13 @@ namespace ck {
 inline constexpr int kMaxAttendHeads = 8;
 inline constexpr int kMaxAttendTokens = 4;
 
+// One KV head's keys or values in the cache: floats, or IEEE halves (the
+// default cache type, as llama.cpp's; the products convert in registers).
+struct KvView {
+  const void* data;
+  bool f16;
+};
+
 // For token t < tokens and head h < heads (query q + t * q_token_stride +
 // h * head_dim, output at the same offsets of out with out_token_stride):
 //   out = sum_j softmax_j(scale * q . key_j) * value_j
@@ -20,9 +27,18 @@ inline constexpr int kMaxAttendTokens = 4;
 // sliding window). Keys are stored transposed, so that one vector load holds
 // a dimension of many keys: dim d of key j is kt[d * kt_stride + j]. Value j
 // is the row v + j * head_dim. `scratch` holds attend_scratch_floats floats.
-void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, const float* kt, int64_t kt_stride,
-                   const float* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch,
-                   float* out, int64_t out_token_stride);
+// A half cache must have at least kKvSlack elements after each key row's
+// last position and after the last value row (whole vectors are read).
+void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, int64_t kt_stride,
+                   KvView v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+                   int64_t out_token_stride);
+
+inline constexpr int64_t kKvSlack = 16;
+
+// out[i * stride] = x[i] for i < n, as floats or rounded to IEEE halves
+// (nearest even): a new key (a column of the transposed keys, stride the
+// key stride) or value (a row, stride 1) entering the cache.
+void store_kv(const float* x, int64_t n, void* out, bool f16, int64_t stride);
 
 // Scratch of one attend_tokens call over a cache of n_ctx positions.
 int64_t attend_scratch_floats(int64_t n_ctx, int head_dim);

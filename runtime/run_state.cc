@@ -7,7 +7,8 @@
 namespace ck {
 namespace {
 
-// The float counts of each RunState buffer, in one place for sizing and allocating.
+// The float counts of each RunState buffer (the caches: elements), in one
+// place for sizing and allocating.
 struct BufferSizes {
   size_t x, q, kv, ffn, scores, logits, keys, values, rope;
 };
@@ -26,7 +27,7 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch
       .scores = static_cast<size_t>(n_scratch) * attend_scratch_floats(n_ctx, c.head_dim),
       .logits = S * c.vocab_size,
       .keys = S * c.n_layers * padded_key_stride(n_ctx) * c.kv_dim(),
-      .values = S * c.n_layers * n_ctx * c.kv_dim(),
+      .values = S * c.n_layers * n_ctx * c.kv_dim() + kKvSlack,
       // cos and sin, rope_dim/2 each; twice with local layers
       .rope = static_cast<size_t>(n_ctx) * c.rope_dim * (c.swa_period > 0 ? 2 : 1),
   };
@@ -36,6 +37,8 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch
 size_t halves_floats(const BufferSizes& s) { return std::max(2 * s.q + 2 * s.kv, 2 * s.ffn); }
 
 std::unique_ptr<float[]> buffer(size_t n) { return std::make_unique_for_overwrite<float[]>(n); }
+
+size_t element_bytes(bool f16) { return f16 ? 2 : 4; }
 
 // The per-frequency divisors of the global RoPE table: Llama 3.1's
 // rope_freqs, or LongRoPE's long factors when the context exceeds the
@@ -48,15 +51,23 @@ const float* rope_divisors(const ModelConfig& c, const Weights& w, int n_ctx) {
 
 }  // namespace
 
-size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch) {
-  const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
-  // x, xb (and proj): dim; then the larger half of a layer (RunState::halves).
-  return sizeof(float) * (2 * s.x + halves_floats(s) + s.scores + s.logits + s.keys + s.values + s.rope);
+size_t kv_cache_bytes(const ModelConfig& c, int n_ctx, int n_seq, KvCacheTypes kv) {
+  const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, 0, 0);
+  return s.keys * element_bytes(kv.key_f16) + s.values * element_bytes(kv.value_f16);
 }
 
-RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch) {
+size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch, KvCacheTypes kv) {
+  const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
+  // x, xb (and proj): dim; then the larger half of a layer (RunState::halves).
+  return sizeof(float) * (2 * s.x + halves_floats(s) + s.scores + s.logits + s.rope) + kv_cache_bytes(c, n_ctx, n_seq, kv);
+}
+
+RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch,
+                        KvCacheTypes kv) {
   const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
   RunState r;
+  r.key_f16 = kv.key_f16;
+  r.value_f16 = kv.value_f16;
   r.n_ctx = n_ctx;
   r.n_seq = n_seq;
   r.n_batch = n_batch;
@@ -74,8 +85,8 @@ RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n
   r.up = r.gate + s.ffn;
   r.attend_scratch = buffer(s.scores);
   r.logits = buffer(s.logits);
-  r.key_cache = buffer(s.keys);
-  r.value_cache = buffer(s.values);
+  r.key_cache = std::make_unique_for_overwrite<std::byte[]>(s.keys * element_bytes(kv.key_f16));
+  r.value_cache = std::make_unique_for_overwrite<std::byte[]>(s.values * element_bytes(kv.value_f16));
   r.rope = std::make_unique<RopeTable>(
       n_ctx, c.rope_dim, RopeSpec{c.rope_base, c.rope_scale, rope_divisors(c, w, n_ctx), c.rope_magnitude});
   // Local layers rotate with their own base, neither scaled nor divided (llama.cpp's rope_freq_*_train_swa).

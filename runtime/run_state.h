@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "kernels/attention.h"
 #include "kernels/ops.h"
 #include "loader/model_config.h"
 #include "runtime/weights.h"
@@ -18,7 +19,8 @@ struct RunState {
   int n_seq = 1;      // sequences (KV cache slots) one batch may mix
   int n_batch = 0;    // most tokens per forward() call
   int n_scratch = 0;  // attention score rows: the most threads attention may use
-  int key_stride = 0; // floats from one dimension of the transposed keys to the next
+  int key_stride = 0; // elements from one dimension of the transposed keys to the next
+  bool key_f16 = true, value_f16 = true;  // the cache types (KvCacheType): IEEE halves or floats
 
   std::unique_ptr<float[]> x;        // (B, dim) residual stream
   std::unique_ptr<float[]> xb;       // (B, dim) normalized input of a sub-block
@@ -47,27 +49,47 @@ struct RunState {
   // query's scores need no horizontal sums (kernels/attention.h;
   // docs/decoder.md). key_stride is n_ctx padded past a multiple of 4 KiB:
   // rows a power of two apart would all fall into the same few cache sets.
-  std::unique_ptr<float[]> key_cache;
-  std::unique_ptr<float[]> value_cache;
+  // Elements are floats or halves (key_f16, value_f16), with kKvSlack
+  // elements after every key row and after the last value row.
+  std::unique_ptr<std::byte[]> key_cache;
+  std::unique_ptr<std::byte[]> value_cache;
 
   std::unique_ptr<RopeTable> rope;        // cos/sin for positions 0 .. n_ctx-1
   std::unique_ptr<RopeTable> rope_local;  // the local (sliding-window) layers' table, when there are any
 
-  // Where the keys (transposed) and the values of (seq, layer, kv_head)
-  // start in key_cache and value_cache.
-  size_t key_block(const ModelConfig& c, int seq, int layer, int kv_head) const {
-    return ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * key_stride * c.head_dim;
+  // Byte offsets in key_cache and value_cache of position pos of (seq,
+  // layer, kv_head): its key column (transposed) and its value row.
+  size_t key_offset(const ModelConfig& c, int seq, int layer, int kv_head, int pos) const {
+    const size_t block = ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * key_stride;
+    return (block * c.head_dim + pos) * (key_f16 ? 2 : 4);
   }
-  size_t value_block(const ModelConfig& c, int seq, int layer, int kv_head) const {
-    return ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * n_ctx * c.head_dim;
+  size_t value_offset(const ModelConfig& c, int seq, int layer, int kv_head, int pos) const {
+    const size_t block = ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * n_ctx;
+    return (block + pos) * c.head_dim * (value_f16 ? 2 : 4);
+  }
+  // All the keys and values of (seq, layer, kv_head), for attend_tokens.
+  KvView keys(const ModelConfig& c, int seq, int layer, int kv_head) const {
+    return {key_cache.get() + key_offset(c, seq, layer, kv_head, 0), key_f16};
+  }
+  KvView values(const ModelConfig& c, int seq, int layer, int kv_head) const {
+    return {value_cache.get() + value_offset(c, seq, layer, kv_head, 0), value_f16};
   }
 };
 
+// The element type of the keys and of the values in the cache.
+struct KvCacheTypes {
+  bool key_f16 = true, value_f16 = true;
+};
+
 // Bytes RunState would allocate (buffers, KV cache, RoPE table).
-size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch);
+size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch, KvCacheTypes kv);
+
+// Bytes of the KV cache alone.
+size_t kv_cache_bytes(const ModelConfig& c, int n_ctx, int n_seq, KvCacheTypes kv);
 
 // Allocates every buffer (contents uninitialized: the forward pass writes
 // before it reads); the RoPE tables take their frequency divisors from `w`.
-RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch);
+RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch,
+                        KvCacheTypes kv);
 
 }  // namespace ck

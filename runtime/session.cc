@@ -77,13 +77,13 @@ Session::Session(const Model& model, const SessionOptions& opts) {
   // One score row per thread that attention may ever use.
   const int n_scratch = max_threads();
   if (opts.n_seq < 1) throw std::runtime_error("sequences must be at least 1, got " + std::to_string(opts.n_seq));
-  const size_t bytes = run_state_bytes(c, n_ctx, opts.n_seq, n_batch, n_scratch);
+  const size_t bytes = run_state_bytes(c, n_ctx, opts.n_seq, n_batch, n_scratch, opts.kv_types);
   if (const auto avail = mem_available_bytes(); avail && bytes > *avail) {
     throw std::runtime_error("context " + std::to_string(n_ctx) + " needs " + mib(bytes) +
                              " for the KV cache and activations, but only " + mib(*avail) +
                              " is available (MemAvailable); use a smaller context (-c)");
   }
-  impl_ = std::make_unique<Impl>(Impl{model, make_run_state(c, model.weights(), n_ctx, opts.n_seq, n_batch, n_scratch),
+  impl_ = std::make_unique<Impl>(Impl{model, make_run_state(c, model.weights(), n_ctx, opts.n_seq, n_batch, n_scratch, opts.kv_types),
                                       bytes, std::vector<int>(opts.n_seq, 0), {}, {}, {}});
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/model.h"
+#include "runtime/run_state.h"
 
 namespace ck {
 
@@ -21,6 +22,9 @@ struct SessionOptions {
   // A context longer than the model was trained for (llama.cpp allows it;
   // quality drops past the trained length, so the apps warn). Off: refused.
   bool allow_longer_context = false;
+  // The KV cache's element types (-ctk/-ctv): IEEE halves by default, as
+  // llama.cpp's; floats on request.
+  KvCacheTypes kv_types;
 };
 
 // What eval() throws when the stop check set with Session::set_stop_check

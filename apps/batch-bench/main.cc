@@ -13,6 +13,7 @@
 
 #include "apps/bench/params.h"
 #include "apps/common/app_main.h"
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
 #include "apps/common/model_path.h"
 #include "apps/common/thread_count.h"
@@ -29,6 +30,7 @@ struct Options {
   int n_gen = 64;
   int repetitions = 3;
   int threads = 0;
+  KvCacheFlags kv_cache;  // -ctk/-ctv
 };
 
 // Seconds for n_gen decode steps of `np` sequences, each after an n_prompt prefill.
@@ -60,8 +62,12 @@ int run(Options& o) {
   const std::vector<int> parallel = bench::parse_int_list(o.parallel);
   const int most = *std::max_element(parallel.begin(), parallel.end());
   if (*std::min_element(parallel.begin(), parallel.end()) < 1) throw std::runtime_error("-np: counts must be >= 1");
+  const KvCacheTypes kv = kv_cache_types(o.kv_cache);
   auto model = Model::load(model_or_default(o.model, "ck-batch-bench"));
-  Session session(*model, {.n_ctx = o.n_prompt + o.n_gen, .n_batch = std::max(o.n_prompt, most), .n_seq = most});
+  const int n_ctx = o.n_prompt + o.n_gen;
+  std::fprintf(stderr, "ck-batch-bench: %s\n", kv_cache_summary(model->config(), n_ctx, most, kv).c_str());
+  Session session(*model,
+                  {.n_ctx = n_ctx, .n_batch = std::max(o.n_prompt, most), .n_seq = most, .kv_types = kv});
   std::mt19937 rng(1234);
   std::printf("| model | sequences | prompt | decode steps | aggregate t/s | per sequence t/s |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
@@ -90,5 +96,6 @@ int main(int argc, char** argv) {
   app.add_option("-n,--n-gen", o.n_gen, "decode steps timed")->check(CLI::Range(1, 4096));
   app.add_option("-r,--repetitions", o.repetitions, "repetitions (median reported)")->check(CLI::Range(1, 100));
   app.add_option("-t,--threads", o.threads, "threads (0 = one per physical core)");
+  ck::app::add_kv_cache_flags(app, o.kv_cache);
   return ck::app::run_app(app, argc, argv, ck::app::llama_server_flags(), [&] { return ck::app::run(o); });
 }

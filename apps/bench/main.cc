@@ -12,6 +12,7 @@
 #include "apps/bench/runner.h"
 #include "apps/common/app_main.h"
 #include "apps/common/bump_dir_flag.h"
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
 #include "apps/common/model_path.h"
 #include "apps/common/progress.h"
@@ -37,7 +38,8 @@ std::vector<int> ints(const std::vector<std::string>& specs) {
 int main(int argc, char** argv) {
   CLI::App app{"Benchmark prompt processing (pp) and generation (tg) speed, like llama-bench", "ck-bench"};
   std::vector<std::string> models;
-  std::vector<std::string> prompt = {"512"}, gen = {"128"}, depth = {"0"}, threads, pg;
+  std::vector<std::string> prompt = {"512"}, gen = {"128"}, depth = {"0"}, threads, pg, cache_k = {"f16"},
+                           cache_v = {"f16"};
   int reps = 5, n_batch = 512;
   std::string output = "md";
   bool no_warmup = false;
@@ -50,6 +52,14 @@ int main(int argc, char** argv) {
   app.add_option("-n,--n-gen", gen, "Generated lengths (tgN tests)")->capture_default_str();
   app.add_option("--pg", pg, "Prompt then generation, PROMPT,GEN (ppP+tgG tests), repeatable (also -pg)");
   app.add_option("-d,--n-depth", depth, "Context depth each test starts at")->capture_default_str();
+  app.add_option("--cache-type-k", cache_k,
+                 "KV cache types of the keys, f16 or f32, as llama-bench's -ctk: a list (f16,f32) runs each with "
+                 "each --cache-type-v")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--cache-type-v", cache_v, "KV cache types of the values (also -ctv)")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("-t,--threads", threads,
                  "Thread counts, e.g. 1,2 or 1-4 (default: physical cores); more than the CPUs warns and runs");
   app.add_option("-b,--batch-size", n_batch, "Prefill batch")->capture_default_str()->check(CLI::PositiveNumber);
@@ -68,6 +78,13 @@ int main(int argc, char** argv) {
       if (t < 1) throw std::runtime_error("-t: thread counts must be at least 1");
       ck::app::resolve_thread_count(t, "-t", "ck-bench");
     }
+    std::vector<ck::KvCacheTypes> cache_types;  // llama-bench's order: the values vary fastest
+    for (const std::string& k : cache_k) {
+      for (const std::string& v : cache_v) {
+        cache_types.push_back({.key_f16 = ck::app::parse_kv_cache_type(k, "-ctk/--cache-type-k"),
+                               .value_f16 = ck::app::parse_kv_cache_type(v, "-ctv/--cache-type-v")});
+      }
+    }
     if (models.empty()) models.push_back(ck::app::model_or_default("", "ck-bench").string());
     // Every model is loaded once before anything is printed (converting a
     // GGUF on first use): a bad path or an unsupported model is an error with
@@ -78,8 +95,8 @@ int main(int argc, char** argv) {
     for (const auto& t : tests) max_ctx = std::max(max_ctx, t.n_depth + t.n_prompt + t.n_gen);
     const ck::bench::RunOptions opts{reps, !no_warmup};
     const int runs_per_test = reps + (no_warmup ? 0 : 1);
-    ck::app::ProgressBar bar("ck-bench",
-                             static_cast<int64_t>(models.size() * thread_counts.size() * tests.size() * runs_per_test));
+    ck::app::ProgressBar bar("ck-bench", static_cast<int64_t>(models.size() * cache_types.size() *
+                                                              thread_counts.size() * tests.size() * runs_per_test));
     int64_t runs_done = 0;
     // The read bandwidth for "% bw", per thread count, measured before any
     // model is loaded.
@@ -93,31 +110,38 @@ int main(int argc, char** argv) {
     printer->header();
     const ck::bench::FooterGuard footer(*printer);
     for (size_t mi = 0; mi < models.size(); ++mi) {
-      ck::bench::reset_peak_rss();  // each model's own peak (not the probe's buffer or the previous model)
       const auto t0 = std::chrono::steady_clock::now();
       auto model = ck::Model::load(models[mi], {.bump_dir = bump_dir});
       spdlog::info("loaded {} in {:.2f} s", models[mi],
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      // As llama-bench: any depth runs, also past the trained context (a speed
-      // test; the text's quality is not measured).
-      ck::Session session(*model, ck::SessionOptions{.n_ctx = max_ctx, .n_batch = n_batch, .allow_longer_context = true});
-      ck::bench::Result base = ck::bench::describe_model(*model, models[mi]);
-      base.n_batch = n_batch;
-      for (int t : thread_counts) {
-        ck::set_threads(t);
-        for (const auto& test : tests) {
-          ck::bench::Result r = base;
-          r.n_threads = t;
-          r.mem_bw_gbs = bandwidth[t];
-          r.weight_bytes = ck::bench::weight_bytes_streamed(test, model->decode_bytes_per_token(), n_batch);
-          ck::bench::run_test(*model, session, test, opts, r, [&](int rep) {
-            const std::string what = "runs: model " + std::to_string(mi + 1) + "/" + std::to_string(models.size()) +
-                                     ", t=" + std::to_string(t) + ", " + test.name() + ", " +
-                                     (rep == 0 ? std::string("warm-up") : "rep " + std::to_string(rep));
-            bar.update(runs_done++, what);
-          });
-          bar.clear();
-          printer->print(r);
+      for (const ck::KvCacheTypes kv : cache_types) {
+        // Each model's and cache's own peak (not the probe's buffer, the
+        // previous model's or the previous cache's).
+        ck::bench::reset_peak_rss();
+        spdlog::info("{}", ck::app::kv_cache_summary(model->config(), max_ctx, 1, kv));
+        // As llama-bench: any depth runs, also past the trained context (a
+        // speed test; the text's quality is not measured).
+        ck::Session session(*model, ck::SessionOptions{
+                                        .n_ctx = max_ctx, .n_batch = n_batch, .allow_longer_context = true, .kv_types = kv});
+        ck::bench::Result base = ck::bench::describe_model(*model, models[mi]);
+        base.n_batch = n_batch;
+        base.kv_types = kv;
+        for (int t : thread_counts) {
+          ck::set_threads(t);
+          for (const auto& test : tests) {
+            ck::bench::Result r = base;
+            r.n_threads = t;
+            r.mem_bw_gbs = bandwidth[t];
+            r.weight_bytes = ck::bench::weight_bytes_streamed(test, model->decode_bytes_per_token(), n_batch);
+            ck::bench::run_test(*model, session, test, opts, r, [&](int rep) {
+              const std::string what = "runs: model " + std::to_string(mi + 1) + "/" + std::to_string(models.size()) +
+                                       ", t=" + std::to_string(t) + ", " + test.name() + ", " +
+                                       (rep == 0 ? std::string("warm-up") : "rep " + std::to_string(rep));
+              bar.update(runs_done++, what);
+            });
+            bar.clear();
+            printer->print(r);
+          }
         }
       }
     }

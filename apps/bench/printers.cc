@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/version.h"
 #include <string>
 #include <vector>
@@ -67,7 +68,7 @@ struct Column {
   int width;
 };
 constexpr Column kColumns[] = {{"model", -24}, {"size", 10}, {"params", 10}, {"dtypes", -28},
-                               {"threads", 7},  {"test", 15}, {"t/s", 20},    {"GB/s", 7},
+                               {"threads", 7},  {"type_k", 6},  {"type_v", 6}, {"test", 15}, {"t/s", 20},    {"GB/s", 7},
                                {"% bw", 6},     {"TTFT ms", 8}};
 
 // printf's width counts bytes; '±' is two bytes but one column.
@@ -96,7 +97,8 @@ class MarkdownPrinter : public Printer {
     std::snprintf(frac, sizeof frac, r.mem_bw_gbs > 0 ? "%.0f%%" : "?", 100.0 * r.bw_fraction());
     std::snprintf(ttft, sizeof ttft, r.ttft_ns.empty() ? "" : "%.1f", r.avg_ttft_ms());
     const std::string values[] = {r.model_type,    format_size(r.model_size), format_params(r.model_n_params),
-                                  r.dtype_mix,     std::to_string(r.n_threads), r.test.name(),
+                                  r.dtype_mix,     std::to_string(r.n_threads), std::string(app::kv_type_name(r.kv_types.key_f16)),
+                                  std::string(app::kv_type_name(r.kv_types.value_f16)), r.test.name(),
                                   ts,              gbs,                          frac,
                                   ttft};
     std::fputs("|", out_);
@@ -150,6 +152,8 @@ nlohmann::ordered_json to_json(const Result& r) {
   j["model_n_params"] = r.model_n_params;
   j["n_batch"] = r.n_batch;
   j["n_threads"] = r.n_threads;
+  j["type_k"] = std::string(app::kv_type_name(r.kv_types.key_f16));
+  j["type_v"] = std::string(app::kv_type_name(r.kv_types.value_f16));
   j["n_prompt"] = r.test.n_prompt;
   j["n_gen"] = r.test.n_gen;
   j["n_depth"] = r.test.n_depth;

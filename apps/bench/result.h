@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/bench/params.h"
+#include "runtime/run_state.h"
 
 namespace ck::bench {
 
@@ -19,6 +20,7 @@ struct Result {
   std::string dtype_mix;
   int n_batch = 0;
   int n_threads = 0;
+  KvCacheTypes kv_types;          // type_k, type_v
   TestSpec test;
   std::string test_time;          // RFC 3339, when the test started
   std::vector<uint64_t> samples_ns;  // one per repetition

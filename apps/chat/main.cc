@@ -1,9 +1,12 @@
 // ck-chat: the chat REPL on its own (ck-run --chat runs the same REPL).
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+
 #include "apps/chat/chat_repl.h"
 #include "apps/common/app_main.h"
 #include "apps/common/context_size.h"
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/generation_flags.h"
 #include "apps/common/llama_flags.h"
 #include "apps/common/model_path.h"
@@ -22,8 +25,12 @@ int main(int argc, char** argv) {
     ck::app::take_generation_options(gen, opts);
     auto model = ck::Model::load(ck::app::model_or_default(gen.model, "ck-chat"), {.bump_dir = gen.bump_dir});
     const int n_ctx = ck::app::resolve_context_size(gen.n_ctx, gen.n_ctx_given, model->config().context_len, "ck-chat");
-    ck::Session session(*model,
-                        ck::SessionOptions{.n_ctx = n_ctx, .n_batch = gen.n_batch, .allow_longer_context = true});
+    std::fprintf(stderr, "ck-chat: %s\n",
+                 ck::app::kv_cache_summary(model->config(), n_ctx, 1, gen.kv_types).c_str());
+    ck::Session session(*model, ck::SessionOptions{.n_ctx = n_ctx,
+                                                   .n_batch = gen.n_batch,
+                                                   .allow_longer_context = true,
+                                                   .kv_types = gen.kv_types});
     return ck::app::run_chat(*model, session, opts);
   });
 }

@@ -1,7 +1,7 @@
 // llama.cpp's command-line spellings on top of CLI11, before CLI11 parses:
 // - its multi-letter single-dash flags (-sys, -cnv, -tb, -pg, ...) are
 //   respelled as our long options (CLI11 only takes one-letter short names);
-// - its flags that mean nothing on a CPU runtime (-ngl, -fa, -ctk, ...) are
+// - its flags that mean nothing on a CPU runtime (-ngl, -fa, -ub, ...) are
 //   dropped with their value and a one-line note;
 // - any other unknown flag is refused naming it, instead of being split into
 //   a one-letter flag and a value ("-ngl 0" read as "-n gl 0");

@@ -31,6 +31,7 @@ void add_generation_flags(CLI::App& app, GenerationOptions& o, std::string_view 
       ->capture_default_str();
   add_context_shift_flag(app, o.context_shift, "the start (ck-run: --keep; the chat: the system prompt)",
                          "generation stops, and the chat cuts the answer off");
+  add_kv_cache_flags(app, o.kv_cache);
   app.add_option("-t,--threads", o.n_threads,
                  "Threads; 0 = one per physical core (the default). More than the CPUs warns and runs");
   app.add_option("--threads-batch", o.n_threads_batch, "Threads while a prompt is evaluated (also -tb); 0 = as -t");
@@ -56,6 +57,7 @@ void validate_generation_options(const CLI::App& app, GenerationOptions& o) {
   const std::string name = app.get_name();
   if (o.n_predict < -1) fail("-n must be -1 (no limit) or at least 0, got " + std::to_string(o.n_predict));
   check_context_flag(o.n_ctx);
+  o.kv_types = kv_cache_types(o.kv_cache);
   o.n_threads = resolve_thread_count(o.n_threads, "-t", name);
   o.n_threads_batch = o.n_threads_batch == 0 ? o.n_threads : resolve_thread_count(o.n_threads_batch, "-tb", name);
   if (o.n_batch < 1) fail("-b must be at least 1, got " + std::to_string(o.n_batch));

@@ -1,5 +1,5 @@
 // The flags ck-run and ck-chat share, with llama.cpp's names and meanings:
-// model, prompt (-p/-f), -n, -c, --context-shift, -t/-tb, -b, -s, the
+// model, prompt (-p/-f), -n, -c, --context-shift, -ctk/-ctv, -t/-tb, -b, -s, the
 // sampler, -sp, -e, -r, --verbose-prompt. One
 // definition, so that a flag means the same and is checked with the same
 // message in both apps.
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "apps/common/grammar_flags.h"
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/sampling_flags.h"
 
 namespace ck::app {
@@ -24,6 +25,7 @@ struct GenerationOptions {
   int n_predict = -1;        // -n; -1 = until end of generation or a full context
   int n_ctx = 4096;          // -c; 0 = the model's training context (context_size.h)
   bool context_shift = false;  // --context-shift: a full context shifts (runtime/context_shift.h) instead of stopping
+  KvCacheFlags kv_cache;     // -ctk/-ctv (kv_cache_flags.h)
   int n_threads = 0;         // -t; 0 = one per physical core; the count itself after validation
   int n_threads_batch = 0;   // -tb; 0 = same as -t; the count itself after validation
   int n_batch = 512;         // -b; prompt tokens per forward pass
@@ -38,6 +40,7 @@ struct GenerationOptions {
   // Set by validate_generation_options from what was on the command line.
   bool prompt_given = false;  // -p (an empty one is an error)
   bool n_ctx_given = false;   // -c: never lowered silently
+  KvCacheTypes kv_types;      // -ctk/-ctv parsed
 };
 
 // `prompt_help` says what -p is in this app (a text to continue, the first

@@ -7,7 +7,6 @@ namespace ck::app {
 namespace {
 
 constexpr std::string_view kCpuOnly = "ck runs on the CPU only";
-constexpr std::string_view kKvType = "the KV cache type is not selectable yet (ck's KV cache is F32)";
 constexpr std::string_view kMapped = "ck always memory-maps the weights (the .bump file)";
 
 // Each alias applies only where the app has the target option, so that one
@@ -18,7 +17,8 @@ constexpr FlagAlias kCommonAliases[] = {
     {"-cnv", "--conversation"},      {"-no-cnv", "--no-conversation"},
     {"-st", "--single-turn"},        {"-tb", "--threads-batch"},
     {"-sp", "--special"},            {"--predict", "--n-predict"},
-    {"-jf", "--json-schema-file"},
+    {"-jf", "--json-schema-file"},   {"-ctk", "--cache-type-k"},
+    {"-ctv", "--cache-type-v"},
     // Not llama.cpp's (its flag is --no-display-prompt), but typed by analogy
     // with -no-cnv often enough to accept.
     {"-no-display-prompt", "--no-display-prompt"},
@@ -39,7 +39,6 @@ constexpr IgnoredFlag kCommonIgnored[] = {
     {"-cmoe --cpu-moe --no-host --op-offload --no-op-offload", IgnoredValue::None, kCpuOnly},
     {"-fa --flash-attn", IgnoredValue::OptionalSwitch,
      "ck's attention is one fused CPU loop, there is no other kind to switch to"},
-    {"-ctk --cache-type-k -ctv --cache-type-v", IgnoredValue::One, kKvType},
     {"-ub --ubatch-size", IgnoredValue::One, "ck has one batch size, -b"},
     {"--mmap --no-mmap --mlock", IgnoredValue::None, kMapped},
     {"-nr --no-repack --repack", IgnoredValue::None, "ck uses the weights as the bump file lays them out"},
@@ -70,7 +69,7 @@ std::vector<T> joined(const T (&a)[A], const T (&b)[B]) {
   return out;
 }
 
-constexpr FlagAlias kBenchAliases[] = {{"-pg", "--pg"}};
+constexpr FlagAlias kBenchAliases[] = {{"-pg", "--pg"}, {"-ctk", "--cache-type-k"}, {"-ctv", "--cache-type-v"}};
 
 // llama-bench's flags take comma-separated lists ("-ngl 0,99", "-fa 0,1"),
 // always one argument.
@@ -80,7 +79,6 @@ constexpr IgnoredFlag kBenchIgnored[] = {
      IgnoredValue::One, kCpuOnly},
     {"-fa --flash-attn", IgnoredValue::One,
      "ck's attention is one fused CPU loop, there is no other kind to switch to"},
-    {"-ctk --cache-type-k -ctv --cache-type-v", IgnoredValue::One, kKvType},
     {"-ub --ubatch-size", IgnoredValue::One, "ck has one batch size, -b"},
     {"-mmp --mmap", IgnoredValue::One, kMapped},
     {"--numa", IgnoredValue::One, "ck does no NUMA placement"},

@@ -9,6 +9,7 @@
 
 #include "apps/common/app_main.h"
 #include "apps/common/context_size.h"
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
 #include "apps/common/bump_dir_flag.h"
 #include "apps/common/model_path.h"
@@ -35,10 +36,21 @@ struct Options {
   std::string kld_base;
   bool kld = false;
   int kld_top_k = 0;  // 0: llama.cpp's file format
+  ck::app::KvCacheFlags kv_cache;  // -ctk/-ctv
+  ck::KvCacheTypes kv_types;       // parsed
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The session of one chunk's context, announced with its KV cache.
+ck::Session make_session(const ck::Model& model, const Options& o, int n_ctx) {
+  std::fprintf(stderr, "ck-perplexity: %s\n", ck::app::kv_cache_summary(model.config(), n_ctx, 1, o.kv_types).c_str());
+  return ck::Session(model, ck::SessionOptions{.n_ctx = n_ctx,
+                                               .n_batch = std::min(o.n_batch, n_ctx),
+                                               .allow_longer_context = true,
+                                               .kv_types = o.kv_types});
 }
 
 // Prints llama-perplexity's running "[i]ppl," entries on stdout. On a terminal
@@ -78,9 +90,7 @@ int run_perplexity(ck::Model& model, const Options& o, const std::string& text) 
                seconds_since(t0));
 
   const ck::app::ChunkPlan plan = ck::app::plan_chunks(tokens.size(), o.n_ctx, o.n_chunks);
-  ck::Session session(model, ck::SessionOptions{.n_ctx = plan.n_ctx,
-                                                .n_batch = std::min(o.n_batch, plan.n_ctx),
-                                                .allow_longer_context = true});
+  ck::Session session = make_session(model, o, plan.n_ctx);
   std::fprintf(stderr, "ck-perplexity: %d chunks of %d tokens, scoring %d per chunk, batch %d, BOS %s\n", plan.n_chunk,
                plan.n_ctx, plan.n_scored(), std::min(o.n_batch, plan.n_ctx), bos >= 0 ? "replaces each chunk's first token" : "not used");
 
@@ -133,9 +143,7 @@ int run_kl_divergence(ck::Model& model, const Options& o) {
   if (o.n_ctx != static_cast<int>(h.n_ctx)) {
     std::fprintf(stderr, "ck-perplexity: using the reference's context of %u tokens (not -c %d)\n", h.n_ctx, o.n_ctx);
   }
-  ck::Session session(model, ck::SessionOptions{.n_ctx = plan.n_ctx,
-                                                .n_batch = std::min(o.n_batch, plan.n_ctx),
-                                                .allow_longer_context = true});
+  ck::Session session = make_session(model, o, plan.n_ctx);
 
   ck::app::KldStats stats;
   ck::app::ProgressBar bar("kl-divergence", plan.n_chunk);
@@ -184,10 +192,12 @@ int main(int argc, char** argv) {
                  "Save only the N most probable tokens per position (ck's own compact file, a lower bound of the "
                  "KL divergence) instead of llama.cpp's file with the whole distribution")
       ->check(CLI::Range(1, 1 << 20));
+  ck::app::add_kv_cache_flags(app, o.kv_cache);
   return ck::app::run_app(app, argc, argv, ck::app::llama_common_flags(), [&] {
     if (o.kld && o.kld_base.empty()) throw std::runtime_error("--kl-divergence needs --kl-divergence-base FILE");
     if (!o.kld && o.text_file.empty()) throw std::runtime_error("no text to evaluate: give -f FILE");
     ck::app::check_context_flag(o.n_ctx);
+    o.kv_types = ck::app::kv_cache_types(o.kv_cache);
     ck::set_threads(ck::app::resolve_thread_count(o.threads, "-t", "ck-perplexity"));
     const std::string text = o.kld ? std::string() : ck::app::read_text_file(o.text_file);
     const auto t0 = std::chrono::steady_clock::now();

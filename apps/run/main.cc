@@ -10,6 +10,7 @@
 #include "apps/chat/chat_repl.h"
 #include "apps/common/app_main.h"
 #include "apps/common/context_size.h"
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
 #include "apps/common/model_path.h"
 #include "apps/common/plural.h"
@@ -65,7 +66,9 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
   const int n_ctx = resolve_context_size(o.gen.n_ctx, o.gen.n_ctx_given, c.context_len, "ck-run");
   const bool use_chat = o.chat || (!o.no_chat && prompt.empty() && !tokenizer.chat_template().empty());
   if (!use_chat && prompt.empty()) throw std::runtime_error(no_prompt_message(o));
-  Session session(*model, {.n_ctx = n_ctx, .n_batch = o.gen.n_batch, .allow_longer_context = true});
+  std::fprintf(stderr, "ck-run: %s\n", kv_cache_summary(c, n_ctx, 1, o.gen.kv_types).c_str());
+  Session session(*model,
+                  {.n_ctx = n_ctx, .n_batch = o.gen.n_batch, .allow_longer_context = true, .kv_types = o.gen.kv_types});
 
   if (use_chat) {
     if (app.count("--keep") > 0) {

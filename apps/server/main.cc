@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "apps/common/app_main.h"
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
 #include "apps/common/model_path.h"
 #include "apps/common/thread_count.h"
@@ -42,7 +43,12 @@ int run(ServerOptions& o) {
   std::unique_ptr<Model> model = Model::load(path, {.bump_dir = o.bump_dir});
   const ModelConfig& c = model->config();
   const int n_ctx = o.n_ctx == 0 ? c.context_len : o.n_ctx / o.n_parallel;
-  Session session(*model, {.n_ctx = n_ctx, .n_batch = o.n_batch, .n_seq = o.n_parallel, .allow_longer_context = true});
+  std::fprintf(stderr, "ck-server: %s\n", app::kv_cache_summary(c, n_ctx, o.n_parallel, o.kv_types).c_str());
+  Session session(*model, {.n_ctx = n_ctx,
+                           .n_batch = o.n_batch,
+                           .n_seq = o.n_parallel,
+                           .allow_longer_context = true,
+                           .kv_types = o.kv_types});
 
   ParseContext parse{.model_id = model_id(o, path),
                      .chat_template = tok::select_chat_template(model->tokenizer().chat_template(), o.chat_template),

@@ -29,6 +29,7 @@ void add_server_flags(CLI::App& app, ServerOptions& o) {
   app::add_context_shift_flag(app, o.context_shift, "BOS and the first --keep prompt tokens",
                               "the answer ends with finish_reason \"length\"");
   app::add_keep_flag(app, o.n_keep);
+  app::add_kv_cache_flags(app, o.kv_cache);
   app.add_option("--max-queue", o.max_queue, "requests that may wait for a slot; more are answered 429")->capture_default_str();
   app.add_option("--max-body", o.max_body, "largest request body in bytes; larger ones are answered 413")->capture_default_str();
   app.add_option("--timeout", o.timeout, "seconds a connection may stall while reading or writing (-to)")->capture_default_str();
@@ -48,6 +49,7 @@ void validate_server_options(ServerOptions& o) {
   require(o.n_batch >= o.n_parallel, "-b must be at least -np (one token per slot per step), got " + std::to_string(o.n_batch));
   require(o.n_predict >= -1 && o.n_predict != 0, "-n must be -1 or >= 1, got " + std::to_string(o.n_predict));
   app::validate_keep(o.n_keep);
+  o.kv_types = app::kv_cache_types(o.kv_cache);
   require(o.max_queue >= 0, "--max-queue must be >= 0, got " + std::to_string(o.max_queue));
   require(o.max_body >= 1024, "--max-body must be at least 1024 bytes");
   require(o.timeout >= 1, "--timeout must be >= 1 second");

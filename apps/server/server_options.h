@@ -1,11 +1,12 @@
 // ck-server's command line: llama-server's flags where the meaning is the
 // same (-m --host --port -c -np -t -tb -b -n --api-key -a/--alias
-// --chat-template --context-shift --keep -to/--timeout, the sampling flags
+// --chat-template --context-shift --keep -ctk/-ctv -to/--timeout, the sampling flags
 // as server-wide defaults), and ours (--max-queue, --max-body).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/sampling_flags.h"
 
 namespace ck::server {
@@ -25,6 +26,8 @@ struct ServerOptions {
   std::string chat_template;  // --chat-template: a family name or Jinja text; empty = the model's
   bool context_shift = false;
   int n_keep = 0;          // --keep
+  app::KvCacheFlags kv_cache;  // -ctk/-ctv
+  KvCacheTypes kv_types;   // -ctk/-ctv parsed by validate_server_options
   int max_queue = 32;      // --max-queue
   size_t max_body = 1 << 20;  // --max-body (bytes)
   int timeout = 600;       // -to: seconds a connection may stay idle while reading or writing

@@ -47,14 +47,14 @@ TEST_CASE("a value is the option's value, also when it starts with a dash", "[fl
 }
 
 TEST_CASE("flags without meaning on a CPU are dropped with their value and a note", "[flags]") {
-  const auto r = normalize({"-ngl", "99", "-fa", "-p", "x", "-fa", "on", "-ctk", "q8_0", "--no-mmap", "-n", "4"},
+  const auto r = normalize({"-ngl", "99", "-fa", "-p", "x", "-fa", "on", "-ub", "256", "--no-mmap", "-n", "4"},
                            ck::app::llama_common_flags());
   CHECK(r.args == std::vector<std::string>{"ck-test", "--prompt=x", "--n-predict=4"});
   REQUIRE(r.notes.size() == 5);
   CHECK(r.notes[0] == "-ngl 99 ignored: ck runs on the CPU only");
   CHECK(r.notes[1].rfind("-fa ignored:", 0) == 0);
   CHECK(r.notes[2].rfind("-fa on ignored:", 0) == 0);
-  CHECK(r.notes[3].rfind("-ctk q8_0 ignored: the KV cache type is not selectable yet", 0) == 0);
+  CHECK(r.notes[3] == "-ub 256 ignored: ck has one batch size, -b");
   CHECK(r.notes[4].rfind("--no-mmap ignored:", 0) == 0);
 }
 

@@ -68,17 +68,15 @@ TEST_CASE("ck-run takes llama.cpp's single-dash flags by their meaning", "[ck-ru
   const std::string m = stories_model();
   const auto plain = run_app({"ck-run", "-m", m, "-p", "Once upon a time", "-n", "8", "--temp", "0"});
   REQUIRE(plain.exit_code == 0);
-  SECTION("GPU, flash-attention and KV-type flags: ignored, one note each, same text") {
+  SECTION("GPU and flash-attention flags: ignored, one note each, same text") {
     const auto r = run_app({"ck-run", "-m", m, "-p", "Once upon a time", "-n", "8", "--temp", "0", "-ngl", "0", "-fa",
-                            "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "off", "--no-mmap"});
+                            "-fa", "off", "--no-mmap"});
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.out == plain.out);
     CHECK(r.err.find("ck-run: note: -ngl 0 ignored: ck runs on the CPU only") != std::string::npos);
     CHECK(r.err.find("ck-run: note: -fa ignored") != std::string::npos);
     CHECK(r.err.find("ck-run: note: -fa off ignored") != std::string::npos);
-    CHECK(r.err.find("ck-run: note: -ctk q8_0 ignored") != std::string::npos);
-    CHECK(r.err.find("ck-run: note: -ctv q8_0 ignored") != std::string::npos);
   }
   SECTION("-tb, -sp, -no-display-prompt are accepted with their meaning") {
     const auto r = run_app({"ck-run", "-m", m, "-p", "Once upon a time", "-n", "8", "--temp", "0", "-t", "1", "-tb",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/attention.h"
+#include "kernels/fp16.h"
 #include "kernels/ops.h"
 #include "kernels/simd_target.h"
 
@@ -92,47 +93,70 @@ TEST_CASE("add is elementwise", "[ops]") {
 // attend_tokens on every SIMD target against softmax(scale q.k) v in double,
 // with keys stored transposed in a cache wider than the keys used: every
 // head count, blocks of 1-4 tokens (causal: token t sees t more keys), with
-// and without a sliding window.
-TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, block and target", "[ops][attention]") {
+// and without a sliding window, keys and values as floats or halves (the
+// reference multiplies the halves' exact values).
+TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, block, cache type and target",
+          "[ops][attention]") {
+  // A cache of n elements (plus the slack attend_tokens may read) holding x as floats or halves.
+  struct Cache {
+    bool f16;
+    std::vector<std::byte> bytes;
+    Cache(const std::vector<float>& x, bool half) : f16(half), bytes((x.size() + ck::kKvSlack) * (half ? 2 : 4)) {
+      ck::store_kv(x.data(), static_cast<int64_t>(x.size()), bytes.data(), f16, 1);
+    }
+    double at(int64_t i) const {
+      if (!f16) return reinterpret_cast<const float*>(bytes.data())[i];
+      return ck::fp16_to_fp32(reinterpret_cast<const uint16_t*>(bytes.data())[i]);
+    }
+  };
   for (const std::string& target : ck::available_simd_targets()) {
     ck::force_simd_target(target);
     INFO("SIMD target " << target);
-    for (int head_dim : {8, 13, 64, 128}) {
-      for (int64_t n_keys : {1, 5, 16, 17, 100, 300}) {
-        for (int tokens = 1; tokens <= ck::kMaxAttendTokens; ++tokens) {
-          for (int64_t window : {int64_t{0}, int64_t{7}}) {
-            const int heads = 1 + (head_dim + n_keys + tokens) % ck::kMaxAttendHeads;  // 1..8 across the loops
-            const int64_t n_ctx = n_keys + tokens + 7;
-            const int64_t q_stride = int64_t{heads} * head_dim + 3, out_stride = int64_t{heads} * head_dim + 1;
-            auto kt = random_vec(size_t(head_dim) * n_ctx, 11), v = random_vec(size_t(n_ctx) * head_dim, 12);
-            auto q = random_vec(size_t(tokens) * q_stride, 13, 2.0f);
-            std::vector<float> scratch(size_t(ck::attend_scratch_floats(n_ctx, head_dim)));
-            std::vector<float> out(size_t(tokens) * out_stride, -7.0f);
-            const float scale = 0.3f;
-            ck::attend_tokens(q.data(), q_stride, heads, tokens, kt.data(), n_ctx, v.data(), head_dim, n_keys, window,
-                              scale, scratch.data(), out.data(), out_stride);
-            INFO("head_dim " << head_dim << ", keys " << n_keys << ", tokens " << tokens << ", heads " << heads
-                             << ", window " << window);
-            for (int t = 0; t < tokens; ++t) {
-              const int64_t end = n_keys + t, begin = window > 0 ? std::max<int64_t>(0, end - window) : 0;
-              for (int h = 0; h < heads; ++h) {
-                const float* qh = q.data() + t * q_stride + h * head_dim;
-                std::vector<double> p(size_t(end - begin));
-                double max = -1e300, sum = 0;
-                for (int64_t j = begin; j < end; ++j) {
-                  double dot = 0;
-                  for (int d = 0; d < head_dim; ++d) dot += double(qh[d]) * kt[d * n_ctx + j];
-                  p[j - begin] = scale * dot;
-                  max = std::max(max, p[j - begin]);
+    for (int types = 0; types < 4; ++types) {
+      const bool key_f16 = types & 1, value_f16 = types & 2;
+      INFO("keys " << (key_f16 ? "f16" : "f32") << ", values " << (value_f16 ? "f16" : "f32"));
+      for (int head_dim : {8, 13, 64, 128}) {
+        for (int64_t n_keys : {1, 5, 16, 17, 100, 300}) {
+          for (int tokens = 1; tokens <= ck::kMaxAttendTokens; ++tokens) {
+            for (int64_t window : {int64_t{0}, int64_t{7}}) {
+              const int heads = 1 + (head_dim + n_keys + tokens) % ck::kMaxAttendHeads;  // 1..8 across the loops
+              const int64_t n_ctx = n_keys + tokens + 7, k_stride = n_ctx + ck::kKvSlack;
+              const int64_t q_stride = int64_t{heads} * head_dim + 3, out_stride = int64_t{heads} * head_dim + 1;
+              const Cache kt(random_vec(size_t(head_dim) * k_stride, 11), key_f16);
+              const Cache v(random_vec(size_t(n_ctx) * head_dim, 12), value_f16);
+              auto q = random_vec(size_t(tokens) * q_stride, 13, 2.0f);
+              std::vector<float> scratch(size_t(ck::attend_scratch_floats(n_ctx, head_dim)));
+              std::vector<float> out(size_t(tokens) * out_stride, -7.0f);
+              const float scale = 0.3f;
+              ck::attend_tokens(q.data(), q_stride, heads, tokens, {kt.bytes.data(), key_f16}, k_stride,
+                                {v.bytes.data(), value_f16}, head_dim, n_keys, window, scale, scratch.data(),
+                                out.data(), out_stride);
+              INFO("head_dim " << head_dim << ", keys " << n_keys << ", tokens " << tokens << ", heads " << heads
+                               << ", window " << window);
+              for (int t = 0; t < tokens; ++t) {
+                const int64_t end = n_keys + t, begin = window > 0 ? std::max<int64_t>(0, end - window) : 0;
+                for (int h = 0; h < heads; ++h) {
+                  const float* qh = q.data() + t * q_stride + h * head_dim;
+                  std::vector<double> p(size_t(end - begin));
+                  double max = -1e300, sum = 0;
+                  for (int64_t j = begin; j < end; ++j) {
+                    double dot = 0;
+                    for (int d = 0; d < head_dim; ++d) dot += double(qh[d]) * kt.at(d * k_stride + j);
+                    p[j - begin] = scale * dot;
+                    max = std::max(max, p[j - begin]);
+                  }
+                  for (auto& x : p) sum += (x = std::exp(x - max));
+                  for (int i = 0; i < head_dim; ++i) {
+                    double ref = 0;
+                    for (int64_t j = begin; j < end; ++j) ref += p[j - begin] / sum * v.at(j * head_dim + i);
+                    // fp32 sums of n terms err by up to n * 2^-24 times the sum of
+                    // their magnitudes (here at most max |v| = 1), plus the softmax's.
+                    const double margin = 1e-5 + double(end - begin) * 0x1p-24;
+                    REQUIRE(out[t * out_stride + h * head_dim + i] == Approx(ref).epsilon(1e-5).margin(margin));
+                  }
                 }
-                for (auto& x : p) sum += (x = std::exp(x - max));
-                for (int i = 0; i < head_dim; ++i) {
-                  double ref = 0;
-                  for (int64_t j = begin; j < end; ++j) ref += p[j - begin] / sum * v[j * head_dim + i];
-                  REQUIRE(out[t * out_stride + h * head_dim + i] == Approx(ref).epsilon(1e-5).margin(1e-5));
-                }
+                REQUIRE(out[t * out_stride + heads * head_dim] == -7.0f);  // the stride's gap untouched
               }
-              REQUIRE(out[t * out_stride + heads * head_dim] == -7.0f);  // the stride's gap untouched
             }
           }
         }
@@ -140,6 +164,19 @@ TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, bloc
     }
   }
   ck::force_simd_target("");
+}
+
+// Halves round to nearest even (the cache's store), as ggml's conversion does.
+TEST_CASE("store_kv rounds to IEEE halves and writes with a stride", "[ops][attention]") {
+  const float x[] = {1.0f, 1.0f + 0x1p-11f, 1.0f + 0x1p-10f + 0x1p-11f, 65520.0f, -0.0f};
+  uint16_t out[2 * 5] = {};
+  ck::store_kv(x, 5, out, true, 2);
+  CHECK(out[0] == 0x3C00);
+  CHECK(out[2] == 0x3C00);  // halfway: to the even 1.0
+  CHECK(out[4] == 0x3C02);  // halfway: to the even 1 + 2^-9
+  CHECK(out[6] == 0x7C00);  // past the largest half: infinity
+  CHECK(out[8] == 0x8000);
+  CHECK(out[1] == 0);       // between the strided elements: untouched
 }
 
 TEST_CASE("rope rotates the right pairs by pos * scale * base^(-2i/d) / divisor_i, times the magnitude", "[ops]") {

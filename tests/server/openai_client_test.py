@@ -39,7 +39,11 @@ class OpenAIClientTest(unittest.TestCase):
         self.assertEqual(self.model, "SmolLM2-135M-Instruct.Q4_1")
 
     def test_chat(self):
-        r = self.chat("What is the capital of France?", max_tokens=24)
+        # Not "What is the capital of France?": its first token is a near tie
+        # ("The" vs "L", 0.08 apart in the logits) that the KV cache's
+        # rounding decides (f16 takes llama.cpp's "L'Étoile"); here the top
+        # token leads by 1.4 (docs/decoder.md, "KV cache in halves").
+        r = self.chat("Name the capital of France.", max_tokens=24)
         text = r.choices[0].message.content
         self.assertIn("Paris", text)
         self.assertEqual(r.choices[0].message.role, "assistant")
