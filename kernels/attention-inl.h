@@ -44,7 +44,8 @@ HWY_INLINE VF LoadRow(const float* p, hn::Mask<DF> mask) {
 }
 template <bool kMasked>
 HWY_INLINE VF LoadRow(const uint16_t* p, hn::Mask<DF> mask) {
-  const VF v = hn::PromoteTo(DF(), hn::LoadU(hn::Rebind<hwy::float16_t, DF>(), reinterpret_cast<const hwy::float16_t*>(p)));
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  const VF v = hn::PromoteTo(DF(), hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
   return kMasked ? hn::IfThenElseZero(mask, v) : v;
 }
 HWY_INLINE float ToFloat(float v) { return v; }

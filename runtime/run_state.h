@@ -20,7 +20,7 @@ struct RunState {
   int n_batch = 0;    // most tokens per forward() call
   int n_scratch = 0;  // attention score rows: the most threads attention may use
   int key_stride = 0; // elements from one dimension of the transposed keys to the next
-  bool key_f16 = true, value_f16 = true;  // the cache types (KvCacheType): IEEE halves or floats
+  bool key_f16 = true, value_f16 = true;  // the cache types (KvCacheTypes): IEEE halves or floats
 
   std::unique_ptr<float[]> x;        // (B, dim) residual stream
   std::unique_ptr<float[]> xb;       // (B, dim) normalized input of a sub-block

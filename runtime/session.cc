@@ -83,7 +83,9 @@ Session::Session(const Model& model, const SessionOptions& opts) {
                              " for the KV cache and activations, but only " + mib(*avail) +
                              " is available (MemAvailable); use a smaller context (-c)");
   }
-  impl_ = std::make_unique<Impl>(Impl{model, make_run_state(c, model.weights(), n_ctx, opts.n_seq, n_batch, n_scratch, opts.kv_types),
+  impl_ = std::make_unique<Impl>(Impl{model,
+                                      make_run_state(c, model.weights(), n_ctx, opts.n_seq, n_batch, n_scratch,
+                                                     opts.kv_types),
                                       bytes, std::vector<int>(opts.n_seq, 0), {}, {}, {}});
 }
 

@@ -121,8 +121,10 @@ int main(int argc, char** argv) {
         spdlog::info("{}", ck::app::kv_cache_summary(model->config(), max_ctx, 1, kv));
         // As llama-bench: any depth runs, also past the trained context (a
         // speed test; the text's quality is not measured).
-        ck::Session session(*model, ck::SessionOptions{
-                                        .n_ctx = max_ctx, .n_batch = n_batch, .allow_longer_context = true, .kv_types = kv});
+        ck::Session session(*model, ck::SessionOptions{.n_ctx = max_ctx,
+                                                       .n_batch = n_batch,
+                                                       .allow_longer_context = true,
+                                                       .kv_types = kv});
         ck::bench::Result base = ck::bench::describe_model(*model, models[mi]);
         base.n_batch = n_batch;
         base.kv_types = kv;

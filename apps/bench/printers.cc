@@ -67,9 +67,9 @@ struct Column {
   const char* name;
   int width;
 };
-constexpr Column kColumns[] = {{"model", -24}, {"size", 10}, {"params", 10}, {"dtypes", -28},
-                               {"threads", 7},  {"type_k", 6},  {"type_v", 6}, {"test", 15}, {"t/s", 20},    {"GB/s", 7},
-                               {"% bw", 6},     {"TTFT ms", 8}};
+constexpr Column kColumns[] = {{"model", -24}, {"size", 10},   {"params", 10}, {"dtypes", -28},
+                               {"threads", 7},  {"type_k", 6}, {"type_v", 6},  {"test", 15},
+                               {"t/s", 20},     {"GB/s", 7},   {"% bw", 6},    {"TTFT ms", 8}};
 
 // printf's width counts bytes; '±' is two bytes but one column.
 int display_width(const std::string& s, int width) {
@@ -96,10 +96,17 @@ class MarkdownPrinter : public Printer {
     std::snprintf(gbs, sizeof gbs, "%.2f", r.weight_gbs());
     std::snprintf(frac, sizeof frac, r.mem_bw_gbs > 0 ? "%.0f%%" : "?", 100.0 * r.bw_fraction());
     std::snprintf(ttft, sizeof ttft, r.ttft_ns.empty() ? "" : "%.1f", r.avg_ttft_ms());
-    const std::string values[] = {r.model_type,    format_size(r.model_size), format_params(r.model_n_params),
-                                  r.dtype_mix,     std::to_string(r.n_threads), std::string(app::kv_type_name(r.kv_types.key_f16)),
-                                  std::string(app::kv_type_name(r.kv_types.value_f16)), r.test.name(),
-                                  ts,              gbs,                          frac,
+    const std::string values[] = {r.model_type,
+                                  format_size(r.model_size),
+                                  format_params(r.model_n_params),
+                                  r.dtype_mix,
+                                  std::to_string(r.n_threads),
+                                  std::string(app::kv_type_name(r.kv_types.key_f16)),
+                                  std::string(app::kv_type_name(r.kv_types.value_f16)),
+                                  r.test.name(),
+                                  ts,
+                                  gbs,
+                                  frac,
                                   ttft};
     std::fputs("|", out_);
     for (size_t i = 0; i < std::size(kColumns); ++i) {

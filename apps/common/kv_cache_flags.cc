@@ -47,7 +47,8 @@ std::string kv_cache_summary(const ModelConfig& c, int n_ctx, int n_seq, KvCache
   const double bytes = rows * ((kv.key_f16 ? 2 : 4) + (kv.value_f16 ? 2 : 4));
   const int unit = bytes < (1 << 20) ? 1 : bytes < (1 << 30) ? 2 : 3;
   char size[32];
-  std::snprintf(size, sizeof size, "%.1f %s", bytes / std::pow(1024.0, unit), unit == 1 ? "KiB" : unit == 2 ? "MiB" : "GiB");
+  std::snprintf(size, sizeof size, "%.1f %s", bytes / std::pow(1024.0, unit),
+                unit == 1 ? "KiB" : unit == 2 ? "MiB" : "GiB");
   const std::string slots = n_seq > 1 ? std::to_string(n_seq) + " slots x " : "";
   char buf[200];
   if (kv.key_f16 == kv.value_f16) {

@@ -25,7 +25,8 @@ TEST_CASE("cache types: f16 and f32; llama.cpp's others and unknown names are er
   const ck::KvCacheTypes mixed = ck::app::kv_cache_types({.key = "f32", .value = "f16"});
   CHECK_FALSE(mixed.key_f16);
   CHECK(mixed.value_f16);
-  CHECK_THROWS_WITH(ck::app::kv_cache_types({.key = "f16", .value = "q4_0"}), Catch::StartsWith("-ctv/--cache-type-v q4_0"));
+  CHECK_THROWS_WITH(ck::app::kv_cache_types({.key = "f16", .value = "q4_0"}),
+                    Catch::StartsWith("-ctv/--cache-type-v q4_0"));
 }
 
 TEST_CASE("the KV cache line: keys and values, layers x positions x KV width", "[kv-cache]") {
@@ -39,7 +40,8 @@ TEST_CASE("the KV cache line: keys and values, layers x positions x KV width", "
         "KV cache: 2 x 30 layers x 4096 ctx x 192 f32 = 180.0 MiB");
   CHECK(ck::app::kv_cache_summary(c, 4096, 1, {.key_f16 = true, .value_f16 = false}) ==
         "KV cache: 30 layers x 4096 ctx x 192 x (K f16 + V f32) = 135.0 MiB");
-  CHECK(ck::app::kv_cache_summary(c, 1024, 4, {}) == "KV cache: 2 x 4 slots x 30 layers x 1024 ctx x 192 f16 = 90.0 MiB");
+  CHECK(ck::app::kv_cache_summary(c, 1024, 4, {}) ==
+        "KV cache: 2 x 4 slots x 30 layers x 1024 ctx x 192 f16 = 90.0 MiB");
   CHECK(ck::app::kv_cache_summary(c, 65536, 1, {.key_f16 = false, .value_f16 = false}) ==
         "KV cache: 2 x 30 layers x 65536 ctx x 192 f32 = 2.8 GiB");  // 2880 MiB
   c.n_layers = 5;  // stories260K: 5 layers, 4 KV heads of 8; 2 x 5 x 64 x 32 halves = 40960 bytes
@@ -78,7 +80,8 @@ TEST_CASE("every app that builds a session refuses a cache type it lacks: one er
 
 TEST_CASE("ck-run announces the KV cache it allocates, with the types given", "[kv-cache][app]") {
   const std::string m = ck::test::stories_model();
-  const auto f16 = ck::test::run_app({"ck-run", "-m", m, "-p", "Once upon a time", "-n", "4", "--temp", "0", "-c", "64"});
+  const auto f16 =
+      ck::test::run_app({"ck-run", "-m", m, "-p", "Once upon a time", "-n", "4", "--temp", "0", "-c", "64"});
   INFO(f16.err);
   REQUIRE(f16.exit_code == 0);
   CHECK(ck::test::occurrences(f16.err, "ck-run: KV cache: 2 x ") == 1);
