@@ -167,10 +167,10 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
       rope(q, c.n_heads, c.head_dim, rope_table, pos, c.rope_neox);
       rope(k, c.n_kv_heads, c.head_dim, rope_table, pos, c.rope_neox);
       for (int h = 0; h < c.n_kv_heads; ++h) {  // in the run's slot: a key column, a value row
-        store_kv(k + h * c.head_dim, c.head_dim, s.key_cache.get() + s.key_offset(c, run.seq, l, h, pos), s.key_f16,
-                 s.key_stride);
+        store_kv(k + h * c.head_dim, c.head_dim, s.key_cache.get() + s.key_offset(c, run.seq, l, h, pos),
+                 s.kv.key_f16, s.key_stride);
         store_kv(s.v + t * kv_dim + h * c.head_dim, c.head_dim,
-                 s.value_cache.get() + s.value_offset(c, run.seq, l, h, pos), s.value_f16, 1);
+                 s.value_cache.get() + s.value_offset(c, run.seq, l, h, pos), s.kv.value_f16, 1);
       }
     });
     attention(team, c, s, l, runs, n);

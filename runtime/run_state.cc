@@ -66,8 +66,7 @@ RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n
                         KvCacheTypes kv) {
   const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
   RunState r;
-  r.key_f16 = kv.key_f16;
-  r.value_f16 = kv.value_f16;
+  r.kv = kv;
   r.n_ctx = n_ctx;
   r.n_seq = n_seq;
   r.n_batch = n_batch;

@@ -14,13 +14,18 @@
 
 namespace ck {
 
+// The element type of the keys and of the values in the cache.
+struct KvCacheTypes {
+  bool key_f16 = true, value_f16 = true;
+};
+
 struct RunState {
   int n_ctx = 0;      // positions the KV cache holds per sequence
   int n_seq = 1;      // sequences (KV cache slots) one batch may mix
   int n_batch = 0;    // most tokens per forward() call
   int n_scratch = 0;  // attention score rows: the most threads attention may use
   int key_stride = 0; // elements from one dimension of the transposed keys to the next
-  bool key_f16 = true, value_f16 = true;  // the cache types (KvCacheTypes): IEEE halves or floats
+  KvCacheTypes kv;    // the cache's element types: IEEE halves or floats
 
   std::unique_ptr<float[]> x;        // (B, dim) residual stream
   std::unique_ptr<float[]> xb;       // (B, dim) normalized input of a sub-block
@@ -49,7 +54,7 @@ struct RunState {
   // query's scores need no horizontal sums (kernels/attention.h;
   // docs/decoder.md). key_stride is n_ctx padded past a multiple of 4 KiB:
   // rows a power of two apart would all fall into the same few cache sets.
-  // Elements are floats or halves (key_f16, value_f16), with kKvSlack
+  // Elements are floats or halves (kv), with kKvSlack
   // elements after every key row and after the last value row.
   std::unique_ptr<std::byte[]> key_cache;
   std::unique_ptr<std::byte[]> value_cache;
@@ -61,24 +66,19 @@ struct RunState {
   // layer, kv_head): its key column (transposed) and its value row.
   size_t key_offset(const ModelConfig& c, int seq, int layer, int kv_head, int pos) const {
     const size_t block = ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * key_stride;
-    return (block * c.head_dim + pos) * (key_f16 ? 2 : 4);
+    return (block * c.head_dim + pos) * (kv.key_f16 ? 2 : 4);
   }
   size_t value_offset(const ModelConfig& c, int seq, int layer, int kv_head, int pos) const {
     const size_t block = ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * n_ctx;
-    return (block + pos) * c.head_dim * (value_f16 ? 2 : 4);
+    return (block + pos) * c.head_dim * (kv.value_f16 ? 2 : 4);
   }
   // All the keys and values of (seq, layer, kv_head), for attend_tokens.
   KvView keys(const ModelConfig& c, int seq, int layer, int kv_head) const {
-    return {key_cache.get() + key_offset(c, seq, layer, kv_head, 0), key_f16};
+    return {key_cache.get() + key_offset(c, seq, layer, kv_head, 0), kv.key_f16};
   }
   KvView values(const ModelConfig& c, int seq, int layer, int kv_head) const {
-    return {value_cache.get() + value_offset(c, seq, layer, kv_head, 0), value_f16};
+    return {value_cache.get() + value_offset(c, seq, layer, kv_head, 0), kv.value_f16};
   }
-};
-
-// The element type of the keys and of the values in the cache.
-struct KvCacheTypes {
-  bool key_f16 = true, value_f16 = true;
 };
 
 // Bytes RunState would allocate (buffers, KV cache, RoPE table).
