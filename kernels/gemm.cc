@@ -94,6 +94,11 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
 
 }  // namespace
 
+bool quantize_row_int8(const float* x, int64_t cols, int8_t* q, float* scale, float* sum16, float* sum32,
+                       float* residual) {
+  return HWY_DYNAMIC_DISPATCH(qgemm::QuantizeRowInt8)(x, cols, q, scale, sum16, sum32, residual, kInt8SpikeRatio);
+}
+
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {
   const GemvOutput out{dt, W, rows, Y};
   gemm_multi({&out, 1}, cols, X, n);
@@ -124,7 +129,6 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   if (team.master()) prepare(master_call, outputs, cols, n, group_rows, team.size());
   Call& c = *team.from_master(&master_call);
   if (c.products.empty()) return;
-  const auto quantize_row = HWY_DYNAMIC_DISPATCH(qgemm::QuantizeRowInt8);
   const auto gemm_rows = HWY_DYNAMIC_DISPATCH(qgemm::GemmInt8Rows);
   const int64_t nb32 = cols / 32;
   auto acts = [&](const Product& p, int64_t t) {
@@ -134,8 +138,8 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
                                   p.koff.empty() ? nullptr : p.koff.data() + t * nbw, cols};
   };
   auto quantize = [&](const float* x, int64_t t, float* res) {
-    return quantize_row(x, cols, c.xq.data() + t * cols, c.xscale.data() + t * nb32, c.xsum16.data() + t * (cols / 16),
-                        c.xsum32.data() + t * nb32, res, kInt8SpikeRatio);
+    return quantize_row_int8(x, cols, c.xq.data() + t * cols, c.xscale.data() + t * nb32,
+                             c.xsum16.data() + t * (cols / 16), c.xsum32.data() + t * nb32, res);
   };
 
   // k times the sums of row t per weight block, for the products whose offset folds in.

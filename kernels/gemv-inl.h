@@ -3,11 +3,12 @@
 // foreach_target.h). The integer GEMM of the quantized dtypes (prefill) is
 // gemm_int8-inl.h.
 //
-// Weights are widened in registers, never written out. The block-quantized
-// dtypes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS) multiply them as int16 with the
-// activations rounded to int16 per 128 values (the measured decision in
-// docs/kernels.md): exact int32 sums per block or half block, scaled once in
-// fp32. F32/F16/BF16 multiply in fp32. Float vectors are capped at 16 lanes so
+// Weights are widened in registers, never written out. The 256-weight
+// dtypes (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS) multiply them as int16 with
+// the activations rounded to int16 per 128 values (the measured decision in
+// docs/kernels.md): exact int32 sums per half block, scaled once in fp32.
+// The 32-weight dtypes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL) multiply bytes
+// with activations rounded as prefill rounds them (gemv_int8-inl.h). F32/F16/BF16 multiply in fp32. Float vectors are capped at 16 lanes so
 // that one vector never spans two sub-blocks (Q6_K's are 16 weights).
 
 // Per-target include guard (the Highway "toggle" idiom).
@@ -33,18 +34,35 @@
 #ifndef CK_KERNELS_GEMV_XSUMS_
 #define CK_KERNELS_GEMV_XSUMS_
 namespace ck::qgemv {
-// Sums of the (int16-rounded) activations over each 16 and each 32 values,
-// computed once per GEMV call (they turn per-weight offsets into one term per
-// sub-block); null when no matrix of the call needs them.
+// The per-block arrays of the int8 activations are padded with zeros to a
+// multiple of this many blocks (gemv_int8-inl.h reduces four at a time).
+inline constexpr int64_t kX8Pad = 4;
+inline constexpr int64_t X8Blocks(int64_t cols) { return (cols / 32 + kX8Pad - 1) / kX8Pad * kX8Pad; }
+
+// The activations of one GEMV call in the forms its kernels multiply,
+// computed once per call; null where no matrix of the call needs them.
 struct XSums {
+  // int16 (the K-quants and IQ4_XS): sums of the int16-rounded activations
+  // over each 16 and each 32 values (they turn per-weight offsets into one
+  // term per sub-block), and x quantized to int16 per
+  // kInt16ActivationGroup values: x[i] ~ q16[i] * scale32[i / 32] (scale =
+  // max |x| / 32767 over the group, stored once per 32 values).
   const float* by16;
   const float* by32;
-  // x quantized to int16 per kInt16ActivationGroup values: x[i] ~ q16[i] * scale32[i / 32]
-  // (scale = max |x| / 32767 over the group, stored once per 32 values), for
-  // the integer dot products of the quantized dtypes; null when no matrix of
-  // the call is quantized.
   const int16_t* q16;
   const float* scale32;
+  // int8 per 32 values (the 32-weight dtypes), prefill's rounding
+  // (QuantizeRowInt8): x ~ q8 * scale8 per block; the rounding error of
+  // the spiky blocks rounded again, r8 * rscale8 (rscale8 zero elsewhere);
+  // sum8 the sums of both rounded forms per block; spiky4 whether a group of
+  // kX8Pad blocks has a spiky one. The per-block arrays have X8Blocks(cols)
+  // entries per vector.
+  const int8_t* q8;
+  const float* scale8;
+  const float* sum8;
+  const int8_t* r8;
+  const float* rscale8;
+  const uint8_t* spiky4;
 };
 }  // namespace ck::qgemv
 #endif
@@ -128,10 +146,13 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 //     bit for bit the one it gets alone (Vectors<kN> gives their XSums).
 //   static void Decode(const uint8_t* row, int64_t cols, float* out)  (F32, F16, BF16: for the float GEMM)
 
-// The int16 form of vector t of a call whose vector 0 is xs.
+// The forms of vector t of a call whose vector 0 is xs.
 HWY_INLINE XSums VectorOf(const XSums& xs, int64_t cols, int64_t t) {
   auto at = [t](const auto* p, int64_t stride) { return p == nullptr ? p : p + t * stride; };
-  return {at(xs.by16, cols / 16), at(xs.by32, cols / 32), at(xs.q16, cols), at(xs.scale32, cols / 32)};
+  const int64_t nb8 = X8Blocks(cols);
+  return {at(xs.by16, cols / 16), at(xs.by32, cols / 32), at(xs.q16, cols),       at(xs.scale32, cols / 32),
+          at(xs.q8, cols),        at(xs.scale8, nb8),     at(xs.sum8, nb8),       at(xs.r8, cols),
+          at(xs.rscale8, nb8),    at(xs.spiky4, nb8 / kX8Pad)};
 }
 
 template <int kN>
@@ -223,148 +244,6 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
   const hn::Rebind<hwy::float16_t, decltype(d1)> dh;
   return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
 }
-
-// The 32-weight blocks (Q8_0 and the legacy types below) that share one
-// activation scale. Their kernels add the blocks' d * sum(q * xq) of a group
-// first and apply the activation scale once per group: per block and vector
-// that leaves a conversion and one multiply-add by d, which every vector
-// shares (a vector's own scale per block cost a multiply and a broadcast
-// more, a third of the work per vector when four decode together).
-constexpr int64_t kBlocksPerXGroup = kInt16ActivationGroup / kQK;
-
-// Q8_0: w = d * q. sum(q * xq) is exact in int32 per block.
-struct Q8_0Kernel {
-  template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const DF32 df;
-    const auto* b = reinterpret_cast<const BlockQ8_0*>(row);
-    const int64_t nb = cols / kQK;
-    const auto x = Vectors<kN>(xs, cols);
-    VF32 acc[kN];
-    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(df);
-    for (int64_t k0 = 0; k0 < nb; k0 += kBlocksPerXGroup) {
-      VF32 group[kN];
-      for (int t = 0; t < kN; ++t) group[t] = hn::Zero(df);
-      for (int64_t k = k0; k < std::min(nb, k0 + kBlocksPerXGroup); ++k) {
-        V32 sum[kN];
-        for (int t = 0; t < kN; ++t) sum[t] = hn::Zero(D32());
-        for (size_t i = 0; i < kQK; i += hn::Lanes(D16())) {
-          const V16 w = LoadI8To16(b[k].qs + i);
-          for (int t = 0; t < kN; ++t) sum[t] = MulAcc(w, x[t].q16 + k * kQK + i, sum[t]);
-        }
-        const VF32 d = hn::Set(df, LoadHalf(&b[k].d));
-        for (int t = 0; t < kN; ++t) group[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), d, group[t]);
-      }
-      for (int t = 0; t < kN; ++t) acc[t] = hn::MulAdd(group[t], hn::Set(df, x[t].scale32[k0]), acc[t]);
-    }
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
-  }
-};
-
-// The 32-weight types Q4_0 (w = d*(q-8)), Q4_1 (w = d*q + m), Q5_0 (w =
-// d*(q-16)), Q5_1 (w = d*q + m) and IQ4_NL (w = d*kIQ4Values[q]): value j of
-// a block is the low nibble of qs[j], value j+16 its high nibble, so each
-// nibble half is one int16 vector of 16 lanes; the 5-bit types add bit j of
-// the little-endian u32 qh as bit 4 of value j, IQ4_NL maps the nibble
-// through its codebook (a byte shuffle). The exact int32 sum of q*xq per
-// block is scaled by d, and by the activation scale once per group; the
-// offset (-8d, -16d or m; none for IQ4_NL) multiplies the block's sum of the
-// rounded x (XSums::by32). (Four blocks' offsets in one vector were slower:
-// the vector load of four scalar stores defeats store forwarding, and Q4_1
-// lost a quarter of its speed.)
-template <class Block>
-struct LegacyKernel {
-  static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
-  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
-  static constexpr bool kCodebook = std::is_same_v<Block, BlockIQ4_NL>;
-  using DH = hn::CappedTag<int16_t, 16>;
-  using DHW = hn::RepartitionToWide<DH>;
-  using DHF = hn::Rebind<float, DHW>;
-  // d and the offset (-8d, -16d or m) of a block; Q4_1's and Q5_1's
-  // adjacent d and m are converted by one instruction.
-  static HWY_INLINE void Scales(const Block& b, float& d, float& offset) {
-    if constexpr (kHasMin) {
-      float dm[2];
-      LoadHalf2(&b.d, dm);
-      d = dm[0];
-      offset = dm[1];
-    } else {
-      d = LoadHalf(&b.d);
-      offset = kCodebook ? 0.0f : (kHighBit ? -16.0f : -8.0f) * d;
-    }
-  }
-  // The codebook value of each nibble (0..15) as int16: the byte looked up
-  // in the low byte (0x80 zeroes the high one), then sign-extended.
-  static HWY_INLINE hn::Vec<DH> Codebook(hn::Vec<DH> nibbles) {
-    const DH dh;
-    const auto* table = reinterpret_cast<const uint8_t*>(kIQ4Values);
-    const auto bytes = ShuffleTable(table, hn::Or(nibbles, hn::Set(dh, static_cast<int16_t>(-0x8000))));
-    return hn::ShiftRight<8>(hn::ShiftLeft<8>(bytes));
-  }
-  // 16 in lane j where bit (first + j) of the little-endian qh is set, else
-  // 0: the bits loaded as a lane mask (one mask-register load on AVX-512).
-  // Broadcasting qh and testing a bit per lane took twice the instructions
-  // and held Q5_0/Q5_1 decode to 60 % of Q4_1's GB/s in the kernel bench.
-  static HWY_INLINE hn::Vec<DH> FifthBits(const uint8_t* qh, size_t first) {
-    const DH dh;
-    if constexpr (hn::MaxLanes(dh) >= 8) {
-      return hn::IfThenElseZero(hn::LoadMaskBits(dh, qh + first / 8), hn::Set(dh, 16));
-    } else {  // one lane (the scalar target): the bit itself
-      return hn::Set(dh, static_cast<int16_t>(((qh[first / 8] >> (first % 8)) & 1) * 16));
-    }
-  }
-  template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const DH dh;
-    const DHF df;
-    const hn::Rebind<uint8_t, DH> du8;
-    const auto* b = reinterpret_cast<const Block*>(row);
-    const int64_t nb = cols / kQK;
-    const auto mask = hn::Set(dh, 0xF);
-    const auto x = Vectors<kN>(xs, cols);
-    hn::Vec<DHF> acc[kN];
-    float offset[kN];
-    for (int t = 0; t < kN; ++t) {
-      acc[t] = hn::Zero(df);
-      offset[t] = 0.0f;
-    }
-    for (int64_t k0 = 0; k0 < nb; k0 += kBlocksPerXGroup) {
-      const int64_t k1 = std::min(nb, k0 + kBlocksPerXGroup);
-      hn::Vec<DHF> group[kN];
-      for (int t = 0; t < kN; ++t) group[t] = hn::Zero(df);
-      for (int64_t k = k0; k < k1; ++k) {
-        float d, block_offset;
-        Scales(b[k], d, block_offset);
-        hn::Vec<DHW> sum[kN];
-        for (int t = 0; t < kN; ++t) {
-          if constexpr (!kCodebook) offset[t] += block_offset * x[t].by32[k];
-          sum[t] = hn::Zero(DHW());
-        }
-        for (size_t i = 0; i < kQK / 2; i += hn::Lanes(dh)) {
-          const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + i));
-          auto lo = hn::And(q, mask), hi = hn::ShiftRight<4>(q);
-          if constexpr (kHighBit) {
-            lo = hn::Or(lo, FifthBits(b[k].qh, i));
-            hi = hn::Or(hi, FifthBits(b[k].qh, kQK / 2 + i));
-          }
-          if constexpr (kCodebook) {
-            lo = Codebook(lo);
-            hi = Codebook(hi);
-          }
-          for (int t = 0; t < kN; ++t) {
-            const int16_t* xq = x[t].q16 + k * kQK;
-            sum[t] = MulAcc(lo, xq + i, sum[t]);
-            sum[t] = MulAcc(hi, xq + kQK / 2 + i, sum[t]);
-          }
-        }
-        const auto dv = hn::Set(df, d);
-        for (int t = 0; t < kN; ++t) group[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), dv, group[t]);
-      }
-      for (int t = 0; t < kN; ++t) acc[t] = hn::MulAdd(group[t], hn::Set(df, x[t].scale32[k0]), acc[t]);
-    }
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t])) + offset[t];
-  }
-};
 
 // Q4_K and Q5_K: w = d*sc[j]*q - dmin*m[j], q of 4 bits (Q5_K: plus a fifth
 // from qh). sc[j]*q is formed in int16 lanes and summed with q*xq over a half
@@ -592,6 +471,7 @@ HWY_AFTER_NAMESPACE();
 
 #include "kernels/gemv_kquant_low-inl.h"  // Q2_K, Q3_K
 #include "kernels/gemv_iq4_xs-inl.h"
+#include "kernels/gemv_int8-inl.h"  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL
 
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
@@ -703,9 +583,9 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 // (the quantized ones multiply in gemm_int8-inl.h); gemv.cc exports them.
 #define CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(F32, F32Kernel) ENTRY(F16, HalfKernel<hwy::float16_t>) \
   ENTRY(BF16, HalfKernel<hwy::bfloat16_t>)
-#define CK_GEMV_KERNELS(ENTRY) CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(Q8_0, Q8_0Kernel) ENTRY(Q4_0, LegacyKernel<BlockQ4_0>)        \
-  ENTRY(Q4_1, LegacyKernel<BlockQ4_1>) ENTRY(Q5_0, LegacyKernel<BlockQ5_0>) ENTRY(Q5_1, LegacyKernel<BlockQ5_1>) \
-  ENTRY(IQ4_NL, LegacyKernel<BlockIQ4_NL>) \
+#define CK_GEMV_KERNELS(ENTRY) CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(Q8_0, Int8Kernel<BlockQ8_0>) ENTRY(Q4_0, Int8Kernel<BlockQ4_0>) \
+  ENTRY(Q4_1, Int8Kernel<BlockQ4_1>) ENTRY(Q5_0, Int8Kernel<BlockQ5_0>) ENTRY(Q5_1, Int8Kernel<BlockQ5_1>) \
+  ENTRY(IQ4_NL, Int8Kernel<BlockIQ4_NL>) \
   ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)   \
   ENTRY(Q6_K, Q6_KKernel) ENTRY(Q2_K, Q23_KKernel<BlockQ2_K>) ENTRY(Q3_K, Q23_KKernel<BlockQ3_K>) \
   ENTRY(IQ4_XS, IQ4_XSKernel)

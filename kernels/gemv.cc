@@ -93,9 +93,8 @@ std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
 }
 
 // Sums of the rounded activations (q16 * scale) over each `width` (16 or
-// 32) values: exact in int32, scaled once. The offset terms of Q4_0/Q4_1
-// (-8d, m), Q5_0/Q5_1 (-16d, m), Q2_K/Q4_K/Q5_K (the minimums) and Q6_K
-// (-32) multiply these, so that a kernel computes sum w * (rounded x); with
+// 32) values: exact in int32, scaled once. The offset terms of
+// Q2_K/Q4_K/Q5_K (the minimums) and Q6_K (-32) multiply these, so that a kernel computes sum w * (rounded x); with
 // the sums of the exact x instead, the rounding errors of the two terms
 // would not cancel (the weights' q are all positive) and decode was about
 // twice as far from the fp64 reference (measured on SmolLM2's Q4_1).
@@ -107,9 +106,10 @@ void block_sums(const int16_t* q16, const float* scale32, int64_t cols, int widt
   }
 }
 
-// The dtypes whose gemv multiplies integers (int16 activations): every
-// native block-quantized one.
-bool uses_x16(DType dt) { return traits(dt).block_size > 1; }
+// The dtypes whose gemv multiplies int16 activations (the 256-weight ones)
+// and those that multiply int8 (the 32-weight ones, gemv_int8-inl.h).
+bool uses_x16(DType dt) { return traits(dt).block_size == 256; }
+bool uses_x8(DType dt) { return traits(dt).block_size == 32; }
 
 // x as int16 per kInt16ActivationGroup values (x ~ q * scale, scale = max |x| / 32767,
 // round to nearest): the activations of the integer dot products. The scale
@@ -157,7 +157,7 @@ namespace {
 // What the activations of a product must be turned into for these matrices.
 struct ActivationNeeds {
   int64_t weights = 0;  // multiply-adds per activation vector
-  bool sums16 = false, sums32 = false, q16 = false;
+  bool sums16 = false, sums32 = false, q16 = false, q8 = false;
 };
 
 ActivationNeeds activation_needs(std::span<const GemvOutput> outputs, int64_t cols) {
@@ -166,35 +166,83 @@ ActivationNeeds activation_needs(std::span<const GemvOutput> outputs, int64_t co
     nd.weights += o.rows * cols;
     // The offsets and minimums per sub-block of the unsigned byte forms
     // multiply the sums of x over their blocks (a signed q has none).
+    // (int16 forms; the int8 form always has its sums).
     const DTypeTraits& t = traits(o.dtype);
-    nd.sums16 |= t.u8_block == 16 && !t.u8_signed;
-    nd.sums32 |= t.u8_block == 32 && !t.u8_signed;
-    nd.q16 |= uses_x16(o.dtype);
+    const bool x16 = uses_x16(o.dtype);
+    nd.sums16 |= x16 && t.u8_block == 16 && !t.u8_signed;
+    nd.sums32 |= x16 && t.u8_block == 32 && !t.u8_signed;
+    nd.q16 |= x16;
+    nd.q8 |= uses_x8(o.dtype);
   }
   return nd;
 }
 
-// n activation vectors as the kernels take them: int16 with their scales
-// and block sums, vector t at t * cols (q16), t * cols / 32 (scale32,
-// sums32) and t * cols / 16 (sums16), as gemv-inl.h's VectorOf expects.
+// n activation vectors as the kernels take them (qgemv::XSums, vector t at
+// the offsets gemv-inl.h's VectorOf expects): int16 with their scales and
+// block sums, and int8 as prefill rounds them.
 struct Activations {
   std::vector<float> sums16, sums32, scale32;
   std::vector<int16_t> q16;
+  std::vector<int8_t> q8, r8;
+  std::vector<float> scale8, sum8, rscale8, rsum8, sum16_scratch, residual;
+  std::vector<uint8_t> spiky4;
 
   qgemv::XSums prepare(const float* X, int64_t cols, int64_t n, const ActivationNeeds& nd) {
-    if (!nd.q16) return {};
-    q16.resize(static_cast<size_t>(n * cols));
-    scale32.resize(static_cast<size_t>(n * cols / 32));
-    sums16.resize(nd.sums16 ? static_cast<size_t>(n * cols / 16) : 0);
-    sums32.resize(nd.sums32 ? static_cast<size_t>(n * cols / 32) : 0);
-    for (int64_t t = 0; t < n; ++t) {
-      int16_t* q = q16.data() + t * cols;
-      float* scale = scale32.data() + t * (cols / 32);
-      quantize_x16(X + t * cols, cols, q, scale);
-      if (nd.sums16) block_sums(q, scale, cols, 16, sums16.data() + t * (cols / 16));
-      if (nd.sums32) block_sums(q, scale, cols, 32, sums32.data() + t * (cols / 32));
+    qgemv::XSums xs{};
+    if (nd.q16) {
+      q16.resize(static_cast<size_t>(n * cols));
+      scale32.resize(static_cast<size_t>(n * cols / 32));
+      sums16.resize(nd.sums16 ? static_cast<size_t>(n * cols / 16) : 0);
+      sums32.resize(nd.sums32 ? static_cast<size_t>(n * cols / 32) : 0);
+      for (int64_t t = 0; t < n; ++t) {
+        int16_t* q = q16.data() + t * cols;
+        float* scale = scale32.data() + t * (cols / 32);
+        quantize_x16(X + t * cols, cols, q, scale);
+        if (nd.sums16) block_sums(q, scale, cols, 16, sums16.data() + t * (cols / 16));
+        if (nd.sums32) block_sums(q, scale, cols, 32, sums32.data() + t * (cols / 32));
+      }
+      xs.by16 = nd.sums16 ? sums16.data() : nullptr;
+      xs.by32 = nd.sums32 ? sums32.data() : nullptr;
+      xs.q16 = q16.data();
+      xs.scale32 = scale32.data();
     }
-    return {nd.sums16 ? sums16.data() : nullptr, nd.sums32 ? sums32.data() : nullptr, q16.data(), scale32.data()};
+    if (nd.q8) prepare_x8(X, cols, n, xs);
+    return xs;
+  }
+
+  // The padding blocks (X8Blocks) stay zero: scale, sums and flags.
+  void prepare_x8(const float* X, int64_t cols, int64_t n, qgemv::XSums& xs) {
+    const int64_t nb = cols / 32, nb8 = qgemv::X8Blocks(cols);
+    const size_t blocks = static_cast<size_t>(n * nb8);
+    q8.resize(static_cast<size_t>(n * cols));
+    r8.resize(q8.size());
+    scale8.assign(blocks, 0.0f);
+    sum8.assign(blocks, 0.0f);
+    rscale8.assign(blocks, 0.0f);
+    rsum8.resize(static_cast<size_t>(nb8));
+    sum16_scratch.resize(static_cast<size_t>(2 * nb));
+    residual.resize(static_cast<size_t>(cols));
+    spiky4.assign(blocks / qgemv::kX8Pad, 0);
+    for (int64_t t = 0; t < n; ++t) {
+      float* sum = sum8.data() + t * nb8;
+      float* rscale = rscale8.data() + t * nb8;
+      if (!quantize_row_int8(X + t * cols, cols, q8.data() + t * cols, scale8.data() + t * nb8,
+                             sum16_scratch.data(), sum, residual.data())) {
+        continue;
+      }
+      quantize_row_int8(residual.data(), cols, r8.data() + t * cols, rscale, sum16_scratch.data(), rsum8.data(),
+                        nullptr);
+      for (int64_t b = 0; b < nb; ++b) {
+        sum[b] += rsum8[static_cast<size_t>(b)];
+        spiky4[static_cast<size_t>((t * nb8 + b) / qgemv::kX8Pad)] |= rscale[b] != 0.0f;
+      }
+    }
+    xs.q8 = q8.data();
+    xs.scale8 = scale8.data();
+    xs.sum8 = sum8.data();
+    xs.r8 = r8.data();
+    xs.rscale8 = rscale8.data();
+    xs.spiky4 = spiky4.data();
   }
 };
 

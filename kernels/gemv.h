@@ -2,9 +2,12 @@
 // that read the quantized weights in place. Native dtypes: F32, F16, BF16,
 // Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS; anything
 // else, or cols not a multiple of the block size, throws std::runtime_error. Activations and results are fp32;
-// the products with block-quantized weights see the activations rounded to int16 per
-// kInt16ActivationGroup values (x ~ q * max|x|/32767, docs/kernels.md), in
-// gemv and gemm alike.
+// the products with block-quantized weights see the activations rounded:
+// to int8 per 32 values with a second pass on spiky blocks (x ~ q *
+// max|x|/127, kInt8SpikeRatio) in gemm, and in gemv of the 32-weight dtypes
+// (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL); to int16 per kInt16ActivationGroup
+// values (x ~ q * max|x|/32767) in gemv of the 256-weight ones
+// (docs/kernels.md).
 #pragma once
 #include <cstdint>
 #include <span>

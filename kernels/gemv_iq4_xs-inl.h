@@ -1,6 +1,6 @@
 // Per-target GEMV kernel of IQ4_XS. Included by gemv-inl.h between its
 // kernels and its entry points (once per Highway target, inside its toggle
-// guard): it uses its helpers (MulAcc, LoadHalf, IQ4_NL's codebook lookup).
+// guard): it uses its helpers (MulAcc, LoadHalf, ShuffleTable).
 //
 // A super-block is eight IQ4_NL-like sub-blocks of 32 (value j the low
 // nibble of qs[16s + j], value j + 16 its high nibble) with w = d * (ls - 32)
@@ -22,8 +22,15 @@ HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
 
 struct IQ4_XSKernel {
-  using NL = LegacyKernel<BlockIQ4_NL>;  // its codebook lookup and int16 tag
-  using DH = NL::DH;
+  using DH = hn::CappedTag<int16_t, 16>;
+  // The codebook value of each nibble (0..15) as int16: the byte looked up
+  // in the low byte (0x80 zeroes the high one), then sign-extended.
+  static HWY_INLINE hn::Vec<DH> Codebook(hn::Vec<DH> nibbles) {
+    const DH dh;
+    const auto* table = reinterpret_cast<const uint8_t*>(kIQ4Values);
+    const auto bytes = ShuffleTable(table, hn::Or(nibbles, hn::Set(dh, static_cast<int16_t>(-0x8000))));
+    return hn::ShiftRight<8>(hn::ShiftLeft<8>(bytes));
+  }
   static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
@@ -48,8 +55,8 @@ struct IQ4_XSKernel {
           for (int s = 4 * h; s < 4 * h + 4; ++s) {
             const auto q = hn::PromoteTo(dh, hn::LoadU(du8, b[k].qs + 16 * s + i));
             const auto scale = hn::Set(dh, sc[s]);
-            const auto lo = hn::Mul(NL::Codebook(hn::And(q, mask)), scale);
-            const auto hi = hn::Mul(NL::Codebook(hn::ShiftRight<4>(q)), scale);
+            const auto lo = hn::Mul(Codebook(hn::And(q, mask)), scale);
+            const auto hi = hn::Mul(Codebook(hn::ShiftRight<4>(q)), scale);
             for (int t = 0; t < kN; ++t) {
               const int16_t* xq = x[t].q16 + k * kQK_K;
               sum[t] = MulAcc(lo, xq + 32 * s + i, sum[t]);

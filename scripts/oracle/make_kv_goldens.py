@@ -7,7 +7,7 @@ For each model: llama.cpp with an F32 cache evaluates the prompt (one batch)
 and greedily decodes N_GREEDY tokens (build-oracle/llama_logits --greedy);
 then llama.cpp with an F16 cache evaluates the same tokens (prompt as one
 batch, the rest one at a time). Stored: the tokens, the largest |F16 - F32|
-logit difference over all positions, and whether llama.cpp's own greedy run
+logit difference over all positions and their root mean square, and whether llama.cpp's own greedy run
 with the F16 cache gives the same tokens. No logits are stored (SmolLM2's
 would be 15 MB).
 
@@ -65,6 +65,7 @@ def main():
             "greedy": greedy,
             "n_ctx": N_CTX,
             "llama_f16_max_abs_diff": float(np.abs(a - b).max()),
+            "llama_f16_rms_diff": float(np.sqrt(np.mean(np.square(a.astype(np.float64) - b)))),
             "max_abs_logit": float(np.abs(a).max()),
             "llama_f16_greedy_same": own == greedy,
             "made_by": "scripts/oracle/make_kv_goldens.py (llama.cpp F32 vs F16 KV cache, flash attention off)",
@@ -73,7 +74,7 @@ def main():
         with open(path, "w") as f:
             json.dump(meta, f, indent=1)
             f.write("\n")
-        print(path, meta["llama_f16_max_abs_diff"], meta["llama_f16_greedy_same"])
+        print(path, meta["llama_f16_max_abs_diff"], meta["llama_f16_rms_diff"], meta["llama_f16_greedy_same"])
 
 
 if __name__ == "__main__":

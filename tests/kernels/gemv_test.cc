@@ -6,13 +6,13 @@
 // across blocks, so the rounding error stays a few ulps of the absolute sum
 // (measured worst case ~3e-7); a layout or indexing mistake errs by a sizeable
 // fraction of it.
-// The gemv of the block-quantized dtypes multiplies x rounded to int16 per group of
+// The gemv of the 256-weight dtypes (the K-quants, IQ4_XS) multiplies x rounded to int16 per group of
 // kInt16ActivationGroup values (kernels/gemv.cc: x ~ q * s, s = max|x| / 32767):
 // each x_i is off by at most half a step s/2 (plus the fp32 rounding of x/s,
 // < 1 % of a step), so that product adds sum over groups g of
 // 0.51 * s_g * sum_{i in g} |w_i| to the bound.
-// gemm (prefill) of the block-quantized dtypes multiplies integers too, with x
-// rounded to int8 per 32 values (kernels/gemm_int8-inl.h: s = max|x| / 127):
+// gemm (prefill) of the block-quantized dtypes, and gemv of the 32-weight ones,
+// multiply integers too, with x rounded to int8 per 32 values (kernels/gemm_int8-inl.h: s = max|x| / 127):
 // the same argument gives sum over blocks of 0.51 * s_b * sum_{i in b} |w_i|,
 // except for the spiky blocks (largest |x| above kInt8SpikeRatio times the
 // row's RMS), whose rounding error is rounded to int8 again and added: their
@@ -90,8 +90,12 @@ struct Reference {
   }
 };
 
-// Every native block-quantized dtype multiplies rounded activations.
-XRounding gemv_rounding(DType dt) { return traits(dt).block_size > 1 ? XRounding::kInt16 : XRounding::kNone; }
+// Every native block-quantized dtype multiplies rounded activations: int8
+// as prefill's for the 32-weight ones (gemv_int8-inl.h), int16 for the rest.
+XRounding gemv_rounding(DType dt) {
+  const int bs = traits(dt).block_size;
+  return bs == 1 ? XRounding::kNone : bs == 32 ? XRounding::kInt8 : XRounding::kInt16;
+}
 // gemm of at most kGemvBatchMax vectors runs gemv's kernels (gemv_batch).
 XRounding gemm_rounding(DType dt, int64_t n) {
   if (n <= kGemvBatchMax) return gemv_rounding(dt);
@@ -236,9 +240,9 @@ TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on
 // Heavy-tailed activations as real models have them (a few channels tens of
 // times the rest): the spiky blocks must get the second int8 pass, which the
 // bound assumes (without it their error is ~250 times larger).
-TEST_CASE("gemm of spiky activations keeps their precision on every target", "[gemv][gemm]") {
+TEST_CASE("gemm and gemv of spiky activations keep their precision on every target", "[gemv][gemm]") {
   std::mt19937 rng(21);
-  for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q4_K, DType::Q6_K}) {
+  for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q4_K, DType::Q6_K}) {
     const Matrix m = random_matrix(dt, 37, 1024, rng);  // a partial row group on every target
     std::vector<float> X = random_vector(13 * m.cols, rng);
     // Above kInt8SpikeRatio (16) times the row's RMS, which they raise to 12-15.
@@ -253,6 +257,12 @@ TEST_CASE("gemm of spiky activations keeps their precision on every target", "[g
       std::vector<float> Y(static_cast<size_t>(13 * m.rows));
       gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 13, Y.data());
       check_close(Y, ref, XRounding::kInt8);
+      // Decode: one vector, and three together (gemv_batch).
+      std::vector<float> y(static_cast<size_t>(3 * m.rows));
+      gemv(dt, m.bytes.data(), m.rows, m.cols, X.data(), y.data());
+      check_close(std::vector<float>(y.begin(), y.begin() + m.rows), ref.first_rows(m.rows), gemv_rounding(dt));
+      gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 3, y.data());
+      check_close(y, ref.first_rows(3 * m.rows), gemv_rounding(dt));
     });
   }
 }

@@ -1,0 +1,343 @@
+// Per-target decode GEMV of the 32-weight dtypes (Q8_0, Q4_0, Q4_1, Q5_0,
+// Q5_1, IQ4_NL) with the activations rounded to int8 per 32 values, as
+// prefill's GEMM rounds them (QuantizeRowInt8, gemm_int8-inl.h), including
+// its second pass over the rounding error of the spiky blocks. Included by
+// gemv-inl.h (once per Highway target, inside its toggle guard).
+//
+// Why int8 and not gemv-inl.h's int16: a byte product takes 32 weights per
+// 256-bit instruction (vpdpbusd, or pmaddubsw + pmaddwd), twice what int16
+// takes; decode of a model that fits in the cache is compute-bound, and on
+// AVX2 int16 cost it 1.6-1.9x (docs/kernels.md).
+//
+// Per block k of a row (32 weights w = d * u + c, u the unsigned bytes of
+// decode_u8.h) and vector t (x ~ q * s per block):
+//   y += d * s * sum(u * q) + c * (sum of the rounded x)
+// and, in a spiky block, d * s' * sum(u * q') for the rounded residual q'
+// (its sum is in the block's sum of x already). Four blocks are reduced
+// together: their four int32 vectors become one vector of four block sums
+// (horizontal adds), converted and scaled by the four blocks' d * s in one
+// go, so the float work per block is a quarter of a conversion and two
+// multiply-adds. Q8_0 and IQ4_NL have signed q: VNNI multiplies q + 128
+// (c = -128 d), the pair-sum targets |q| by x with q's sign.
+
+#if defined(CK_KERNELS_GEMV_INT8_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CK_KERNELS_GEMV_INT8_INL_H_
+#undef CK_KERNELS_GEMV_INT8_INL_H_
+#else
+#define CK_KERNELS_GEMV_INT8_INL_H_
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+
+// Blocks reduced and scaled together (XSums::kX8Pad pads the per-block
+// arrays to a multiple of it).
+constexpr int64_t kX8Group = 4;
+static_assert(kX8Group == kX8Pad, "the activation arrays are padded to whole groups");
+
+template <class Block>
+struct Int8BlockTraits {
+  static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
+  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
+  static constexpr bool kCodebook = std::is_same_v<Block, BlockIQ4_NL>;
+  static constexpr bool kSigned = kCodebook || std::is_same_v<Block, BlockQ8_0>;
+};
+
+#if HWY_TARGET == HWY_SCALAR
+
+// The portable target: each block through its decode_u8 form, integer sums
+// lane by lane.
+template <class Block>
+struct Int8Kernel {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+    const auto* b = reinterpret_cast<const Block*>(row);
+    const DecodeU8Fn decode = DecodeOf();
+    const auto x = Vectors<kN>(xs, cols);
+    for (int t = 0; t < kN; ++t) out[t] = 0.0f;
+    for (int64_t k = 0; k < cols / kQK; ++k) {
+      uint8_t u[kQK];
+      float a, c;
+      decode(b + k, kQK, u, &a, &c);
+      for (int t = 0; t < kN; ++t) {
+        out[t] += a * x[t].scale8[k] * static_cast<float>(Products(u, x[t].q8 + k * kQK)) + c * x[t].sum8[k];
+        if (x[t].rscale8[k] != 0.0f) {
+          out[t] += a * x[t].rscale8[k] * static_cast<float>(Products(u, x[t].r8 + k * kQK));
+        }
+      }
+    }
+  }
+  static int32_t Products(const uint8_t* u, const int8_t* q) {
+    int32_t s = 0;
+    for (int i = 0; i < kQK; ++i) s += int32_t{u[i]} * q[i];
+    return s;
+  }
+  static DecodeU8Fn DecodeOf() {
+    if constexpr (std::is_same_v<Block, BlockQ8_0>) return decode_u8_q8_0;
+    if constexpr (std::is_same_v<Block, BlockQ4_0>) return decode_u8_q4_0;
+    if constexpr (std::is_same_v<Block, BlockQ4_1>) return decode_u8_q4_1;
+    if constexpr (std::is_same_v<Block, BlockQ5_0>) return decode_u8_q5_0;
+    if constexpr (std::is_same_v<Block, BlockQ5_1>) return decode_u8_q5_1;
+    return decode_u8_iq4_nl;
+  }
+};
+
+#else
+
+// One block of 32 weights is one vector of 32 bytes (AVX2 and up) or two of
+// 16 (SSE4, SSSE3); int32 sums and their float forms have 8 or 4 lanes.
+using DB = hn::CappedTag<uint8_t, 32>;
+using DBS = hn::RebindToSigned<DB>;
+using DQ = hn::Repartition<int32_t, DB>;
+using DQF = hn::Rebind<float, DQ>;
+using VB = hn::Vec<DB>;
+using VBS = hn::Vec<DBS>;
+using VQ = hn::Vec<DQ>;
+using VQF = hn::Vec<DQF>;
+constexpr size_t kByteLanes = hn::MaxLanes(DB());
+constexpr size_t kBlockVectors = kQK / kByteLanes;
+constexpr bool kWide = kByteLanes == 32;  // 256-bit vectors
+
+#if HWY_TARGET != HWY_AVX3_DL
+// acc + the int32 sums of four adjacent products u * x: pmaddubsw (int16
+// pair sums, which cannot saturate: u <= 31, or |q| <= 128 with the sign
+// moved onto x) and pmaddwd by ones.
+HWY_INLINE VQ AddQuads(VQ acc, VB u, VBS x) {
+#if HWY_TARGET <= HWY_AVX2
+  const __m256i pairs = _mm256_maddubs_epi16(u.raw, x.raw);
+  return VQ{_mm256_add_epi32(acc.raw, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))};
+#else
+  const __m128i pairs = _mm_maddubs_epi16(u.raw, x.raw);
+  return VQ{_mm_add_epi32(acc.raw, _mm_madd_epi16(pairs, _mm_set1_epi16(1)))};
+#endif
+}
+#endif
+
+// acc + the sums of four adjacent products of the unsigned bytes u and the
+// signed bytes at x.
+HWY_INLINE VQ DotU8(VQ acc, VB u, const int8_t* x) {
+#if HWY_TARGET == HWY_AVX3_DL
+  // As in gemm_int8-inl.h: no Highway op and no inlinable intrinsic for
+  // vpdpbusd on this target, so asm, x read from memory.
+  struct X { int8_t v[kByteLanes]; };
+  auto raw = acc.raw;
+  asm("vpdpbusd %2, %1, %0" : "+v"(raw) : "v"(u.raw), "m"(*reinterpret_cast<const X*>(x)));
+  return VQ{raw};
+#else
+  return AddQuads(acc, u, hn::LoadU(DBS(), x));
+#endif
+}
+
+// The same for signed weight bytes q: VNNI multiplies q + 128 (the caller's
+// offset is -128 d, kSignedOffset), the pair-sum targets |q| by x with q's
+// sign.
+HWY_INLINE VQ DotI8(VQ acc, VBS q, const int8_t* x) {
+#if HWY_TARGET == HWY_AVX3_DL
+  return DotU8(acc, hn::BitCast(DB(), hn::Xor(q, hn::Set(DBS(), -128))), x);
+#elif HWY_TARGET <= HWY_AVX2
+  const __m256i xv = hn::LoadU(DBS(), x).raw;
+  return AddQuads(acc, VB{_mm256_abs_epi8(q.raw)}, VBS{_mm256_sign_epi8(xv, q.raw)});
+#else
+  const __m128i xv = hn::LoadU(DBS(), x).raw;
+  return AddQuads(acc, VB{_mm_abs_epi8(q.raw)}, VBS{_mm_sign_epi8(xv, q.raw)});
+#endif
+}
+constexpr float kSignedOffset = HWY_TARGET == HWY_AVX3_DL ? -128.0f : 0.0f;
+
+// [a, b] pairwise: the sums of adjacent lanes of a, then of b, per 128 bits.
+HWY_INLINE VQ AddPairs(VQ a, VQ b) {
+#if HWY_TARGET <= HWY_AVX2
+  return VQ{_mm256_hadd_epi32(a.raw, b.raw)};
+#else
+  return VQ{_mm_hadd_epi32(a.raw, b.raw)};
+#endif
+}
+
+// The coefficients of four blocks in the lanes that hold their sums after
+// two rounds of AddPairs: lanes 0-3 and, on 256-bit vectors, 4-7 again
+// (each half holds a partial sum of every block).
+HWY_INLINE VQF Coefficients4(const float* p) {
+#if HWY_TARGET <= HWY_AVX2
+  return VQF{_mm256_broadcast_ps(reinterpret_cast<const __m128*>(p))};
+#else
+  return hn::LoadU(DQF(), p);
+#endif
+}
+// Four values that must count once: lanes 0-3, zeros above.
+HWY_INLINE VQF Once4(const float* p) {
+#if HWY_TARGET <= HWY_AVX2
+  return hn::ZeroExtendVector(DQF(), hn::LoadU(hn::Full128<float>(), p));
+#else
+  return hn::LoadU(DQF(), p);
+#endif
+}
+
+template <class Block>
+struct Int8Kernel {
+  using T = Int8BlockTraits<Block>;
+  using W = std::conditional_t<T::kSigned, VBS, VB>;
+  // c = kOffset * d (Q4_0, Q5_0; Q8_0 and IQ4_NL on VNNI), or the block's m.
+  static constexpr float kOffset = T::kSigned ? kSignedOffset
+                                   : std::is_same_v<Block, BlockQ4_0> ? -8.0f
+                                   : std::is_same_v<Block, BlockQ5_0> ? -16.0f
+                                                                      : 0.0f;
+  static constexpr bool kHasOffset = T::kHasMin || kOffset != 0.0f;
+
+  // 16 weights of the block at byte lanes [first, first + 16): value j is
+  // the low nibble of qs[j], value j + 16 its high nibble; the 5-bit types
+  // add bit j of qh as bit 4.
+  static HWY_INLINE void Weights(const Block& b, W* w) {
+    if constexpr (std::is_same_v<Block, BlockQ8_0>) {
+      for (size_t v = 0; v < kBlockVectors; ++v) w[v] = hn::LoadU(DBS(), b.qs + v * kByteLanes);
+    } else {
+      const hn::CappedTag<uint8_t, 16> d16;
+      const hn::Repartition<uint16_t, decltype(d16)> dw;
+      const auto q = hn::LoadU(d16, b.qs);
+      // The 16-bit shift brings the next byte's low bits into the high
+      // nibble; the mask below drops them.
+      const auto high = hn::BitCast(d16, hn::ShiftRight<4>(hn::BitCast(dw, q)));
+      VB nib[kBlockVectors];
+#if HWY_TARGET <= HWY_AVX2
+      nib[0] = hn::Combine(DB(), high, q);
+#else
+      nib[0] = q;
+      nib[1] = high;
+#endif
+      for (size_t v = 0; v < kBlockVectors; ++v) {
+        nib[v] = hn::And(nib[v], hn::Set(DB(), 0xF));
+        if constexpr (T::kHighBit) {
+          const auto bits = hn::LoadMaskBits(DB(), b.qh + v * kByteLanes / 8);
+          nib[v] = hn::Or(nib[v], hn::IfThenElseZero(bits, hn::Set(DB(), 16)));
+        }
+        if constexpr (T::kCodebook) {
+          const auto table = hn::LoadDup128(DBS(), kIQ4Values);
+          w[v] = hn::TableLookupBytes(table, hn::BitCast(DBS(), nib[v]));
+        } else {
+          w[v] = nib[v];
+        }
+      }
+    }
+  }
+
+  static HWY_INLINE VQ BlockSum(const W* w, const int8_t* x) {
+    VQ s = hn::Zero(DQ());
+    for (size_t v = 0; v < kBlockVectors; ++v) {
+      if constexpr (T::kSigned) {
+        s = DotI8(s, w[v], x + v * kByteLanes);
+      } else {
+        s = DotU8(s, w[v], x + v * kByteLanes);
+      }
+    }
+    return s;
+  }
+
+  // s[t] = the int32 sums of block b[j] times the activations xq[t] + 32 j
+  // (zero if j >= valid).
+  template <int kN>
+  static HWY_INLINE void BlockSums(const Block* b, int64_t j, int64_t valid, const int8_t* const* xq, VQ* s) {
+    if (j >= valid) {
+      for (int t = 0; t < kN; ++t) s[t] = hn::Zero(DQ());
+      return;
+    }
+    W w[kBlockVectors];
+    Weights(b[j], w);
+    for (int t = 0; t < kN; ++t) s[t] = BlockSum(w, xq[t] + j * kQK);
+  }
+
+  // sums[t] = the int32 sums of blocks b[0..valid) (at most four) times the
+  // activations xq[t] of those blocks, reduced to one lane per block
+  // (Coefficients4's layout); missing blocks give 0. Straight-line code:
+  // as a loop over the blocks GCC kept the loop and its branches.
+  template <int kN>
+  static HWY_INLINE void GroupSums(const Block* b, int64_t valid, const int8_t* const* xq, VQ* sums) {
+    static_assert(kX8Group == 4, "two pairs");
+    VQ s0[kN], s1[kN], first[kN];
+    BlockSums<kN>(b, 0, valid, xq, s0);
+    BlockSums<kN>(b, 1, valid, xq, s1);
+    for (int t = 0; t < kN; ++t) first[t] = AddPairs(s0[t], s1[t]);
+    BlockSums<kN>(b, 2, valid, xq, s0);
+    BlockSums<kN>(b, 3, valid, xq, s1);
+    for (int t = 0; t < kN; ++t) sums[t] = AddPairs(first[t], AddPairs(s0[t], s1[t]));
+  }
+
+  // d (and c) of blocks b[0..valid) in Coefficients4's layout; zero for the
+  // missing ones. The fp16 d (and m) of four blocks are gathered into one
+  // register and converted together.
+  static HWY_INLINE void Scales(const Block* b, int64_t valid, VQF& d, VQF& c) {
+#if HWY_TARGET <= HWY_AVX2
+    // The first four bytes of every block: d and m, or d and two bytes that
+    // the even lanes below leave out.
+    uint32_t dm[kX8Group] = {};
+    for (int j = 0; j < kX8Group; ++j) {
+      if (j < valid) std::memcpy(&dm[j], &b[j].d, 4);
+    }
+    const __m128i packed = _mm_set_epi32(static_cast<int>(dm[3]), static_cast<int>(dm[2]), static_cast<int>(dm[1]),
+                                         static_cast<int>(dm[0]));
+    const hn::Rebind<hwy::float16_t, DQF> dh;
+    const VQF f = hn::PromoteTo(DQF(), hn::Vec<decltype(dh)>{packed});
+    alignas(32) static constexpr int32_t kEven[8] = {0, 2, 4, 6, 0, 2, 4, 6};
+    alignas(32) static constexpr int32_t kOdd[8] = {1, 3, 5, 7, 1, 3, 5, 7};
+    d = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kEven));
+    if constexpr (T::kHasMin) c = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kOdd));
+#else
+    HWY_ALIGN float ds[kX8Group] = {}, ms[kX8Group] = {};
+    for (int j = 0; j < kX8Group; ++j) {
+      if (j >= valid) continue;
+      ds[j] = LoadHalf(&b[j].d);
+      if constexpr (T::kHasMin) ms[j] = LoadHalf(&b[j].m);
+    }
+    d = hn::Load(DQF(), ds);
+    if constexpr (T::kHasMin) c = hn::Load(DQF(), ms);
+#endif
+    if constexpr (!T::kHasMin) c = hn::Mul(d, hn::Set(DQF(), kOffset));
+  }
+
+  // acc[t] += the products of blocks b[k0 .. k0 + kValid) with vector t.
+  // kValid is a constant so that a row's last, partial group (SmolLM2's
+  // rows of 18 blocks end with two) runs without a branch per block.
+  template <int kN, int kValid>
+  static HWY_INLINE void Group(const Block* b, int64_t k0, const std::array<XSums, kN>& x, VQF* acc) {
+    const int8_t* xq[kN];
+    for (int t = 0; t < kN; ++t) xq[t] = x[t].q8 + k0 * kQK;
+    VQ sums[kN];
+    GroupSums<kN>(b + k0, kValid, xq, sums);
+    VQF d, c;
+    Scales(b + k0, kValid, d, c);
+    for (int t = 0; t < kN; ++t) {
+      const VQF products = hn::Mul(hn::ConvertTo(DQF(), sums[t]), Coefficients4(x[t].scale8 + k0));
+      acc[t] = hn::MulAdd(d, products, acc[t]);
+      if constexpr (kHasOffset) acc[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), acc[t]);
+      if (x[t].spiky4[k0 / kX8Group]) {
+        const int8_t* rq = x[t].r8 + k0 * kQK;
+        VQ rsum;
+        GroupSums<1>(b + k0, kValid, &rq, &rsum);
+        acc[t] = hn::MulAdd(d, hn::Mul(hn::ConvertTo(DQF(), rsum), Coefficients4(x[t].rscale8 + k0)), acc[t]);
+      }
+    }
+  }
+
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+    const auto* b = reinterpret_cast<const Block*>(row);
+    const int64_t nb = cols / kQK;
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
+    int64_t k0 = 0;
+    for (; k0 + kX8Group <= nb; k0 += kX8Group) Group<kN, kX8Group>(b, k0, x, acc);
+    switch (nb - k0) {
+      case 1: Group<kN, 1>(b, k0, x, acc); break;
+      case 2: Group<kN, 2>(b, k0, x, acc); break;
+      case 3: Group<kN, 3>(b, k0, x, acc); break;
+      default: break;
+    }
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+  }
+};
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+}  // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CK_KERNELS_GEMV_INT8_INL_H_
