@@ -3,12 +3,12 @@
 // foreach_target.h). The integer GEMM of the quantized dtypes (prefill) is
 // gemm_int8-inl.h.
 //
-// Weights are widened in registers, never written out. The 256-weight
-// dtypes (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS) multiply them as int16 with
-// the activations rounded to int16 per 128 values (the measured decision in
-// docs/kernels.md): exact int32 sums per half block, scaled once in fp32.
-// The 32-weight dtypes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL) multiply bytes
-// with activations rounded as prefill rounds them (gemv_int8-inl.h). F32/F16/BF16 multiply in fp32. Float vectors are capped at 16 lanes so
+// Weights are widened in registers, never written out. Q2_K, Q3_K and
+// IQ4_XS multiply them as int16 with the activations rounded to int16 per
+// 128 values (the measured decision in docs/kernels.md): exact int32 sums
+// per half block, scaled once in fp32. Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// IQ4_NL, Q4_K, Q5_K and Q6_K multiply bytes with activations rounded as prefill
+// rounds them (gemv_int8-inl.h). F32/F16/BF16 multiply in fp32. Float vectors are capped at 16 lanes so
 // that one vector never spans two sub-blocks (Q6_K's are 16 weights).
 
 // Per-target include guard (the Highway "toggle" idiom).
@@ -42,24 +42,25 @@ inline constexpr int64_t X8Blocks(int64_t cols) { return (cols / 32 + kX8Pad - 1
 // The activations of one GEMV call in the forms its kernels multiply,
 // computed once per call; null where no matrix of the call needs them.
 struct XSums {
-  // int16 (the K-quants and IQ4_XS): sums of the int16-rounded activations
-  // over each 16 and each 32 values (they turn per-weight offsets into one
-  // term per sub-block), and x quantized to int16 per
-  // kInt16ActivationGroup values: x[i] ~ q16[i] * scale32[i / 32] (scale =
-  // max |x| / 32767 over the group, stored once per 32 values).
+  // int16 (Q2_K, Q3_K, Q6_K, IQ4_XS): sums of the int16-rounded activations
+  // over each 16 values (they turn per-weight offsets into one term per
+  // sub-block), and x quantized to int16 per kInt16ActivationGroup values:
+  // x[i] ~ q16[i] * scale32[i / 32] (scale = max |x| / 32767 over the
+  // group, stored once per 32 values).
   const float* by16;
-  const float* by32;
   const int16_t* q16;
   const float* scale32;
-  // int8 per 32 values (the 32-weight dtypes), prefill's rounding
+  // int8 per 32 values (the other quantized dtypes), prefill's rounding
   // (QuantizeRowInt8): x ~ q8 * scale8 per block; the rounding error of
   // the spiky blocks rounded again, r8 * rscale8 (rscale8 zero elsewhere);
-  // sum8 the sums of both rounded forms per block; spiky4 whether a group of
-  // kX8Pad blocks has a spiky one. The per-block arrays have X8Blocks(cols)
-  // entries per vector.
+  // sum8 and sum16_8 the sums of both rounded forms per block and per 16
+  // values; spiky4 whether a group of kX8Pad blocks has a spiky one. The
+  // per-block arrays have X8Blocks(cols) entries per vector (sum16_8 twice
+  // as many).
   const int8_t* q8;
   const float* scale8;
   const float* sum8;
+  const float* sum16_8;
   const int8_t* r8;
   const float* rscale8;
   const uint8_t* spiky4;
@@ -139,8 +140,7 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 // activation vectors (several sequences decoding together):
 //   template <int kN> static void Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs, float* out)
 //     out[t] = dot(row, vector t). Vector t is x + t * cols in fp32 and, in
-//     the int16 form, q16 + t * cols, scale32 and by32 + t * cols / 32, by16
-//     + t * cols / 16 (VectorOf). Each block of weights is decoded once into
+//     the rounded forms, at the offsets VectorOf gives. Each block of weights is decoded once into
 //     registers and multiplied with all kN vectors; every vector sees the
 //     same operations in the same order as with kN = 1, so its result is
 //     bit for bit the one it gets alone (Vectors<kN> gives their XSums).
@@ -150,8 +150,8 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 HWY_INLINE XSums VectorOf(const XSums& xs, int64_t cols, int64_t t) {
   auto at = [t](const auto* p, int64_t stride) { return p == nullptr ? p : p + t * stride; };
   const int64_t nb8 = X8Blocks(cols);
-  return {at(xs.by16, cols / 16), at(xs.by32, cols / 32), at(xs.q16, cols),       at(xs.scale32, cols / 32),
-          at(xs.q8, cols),        at(xs.scale8, nb8),     at(xs.sum8, nb8),       at(xs.r8, cols),
+  return {at(xs.by16, cols / 16), at(xs.q16, cols),        at(xs.scale32, cols / 32), at(xs.q8, cols),
+          at(xs.scale8, nb8),     at(xs.sum8, nb8),      at(xs.sum16_8, 2 * nb8),   at(xs.r8, cols),
           at(xs.rscale8, nb8),    at(xs.spiky4, nb8 / kX8Pad)};
 }
 
@@ -245,36 +245,13 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
   return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
 }
 
-// Q4_K and Q5_K: w = d*sc[j]*q - dmin*m[j], q of 4 bits (Q5_K: plus a fifth
-// from qh). sc[j]*q is formed in int16 lanes and summed with q*xq over a half
-// block (one activation scale), then scaled once; the minimum terms need only
-// the sums of x per sub-block (XSums::by32), which the caller computes once
-// per x. The two share the scale packing and the layout of the nibbles.
-template <class Block>
-struct Q45_KKernel {
-  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
-  // q of sub-blocks 2g (low nibbles) and 2g+1 (high nibbles) at lanes
-  // [i, i + Lanes(d)) of group g, in lanes of tag D (int16 for the dot
-  // product, int32 for decoding); Q5_K's fifth bits are bits 2g and 2g+1 of
-  // qh[i...].
-  template <class D>
-  static HWY_INLINE void Quants(D d, const Block& b, int g, size_t i, hn::Vec<D>& lo, hn::Vec<D>& hi) {
-    const hn::Rebind<uint8_t, D> du8;
-    const auto q = hn::PromoteTo(d, hn::LoadU(du8, b.qs + 32 * g + i));
-    lo = hn::And(q, hn::Set(d, 0xF));
-    hi = hn::ShiftRight<4>(q);
-    if constexpr (kHighBit) {
-      const auto qh = hn::PromoteTo(d, hn::LoadU(du8, b.qh + i));
-      const auto one = hn::Set(d, 1);
-      lo = hn::Or(lo, hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(qh, 2 * g), one)));
-      hi = hn::Or(hi, hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(qh, 2 * g + 1), one)));
-    }
-  }
+// The scales of a Q4_K / Q5_K block (their kernel: gemv_int8-inl.h).
+struct Q45_KScales {
   // sc[0..7] then m[0..7] of a block, one byte each: the 6-bit fields are
   // unpacked four at a time in 32-bit words (as ggml does).
-  static HWY_INLINE void Unpack(const Block& b, uint8_t* sc_m) {
+  static HWY_INLINE void Unpack(const uint8_t* scales, uint8_t* sc_m) {
     uint32_t u[3];
-    std::memcpy(u, b.scales, sizeof(u));
+    std::memcpy(u, scales, sizeof(u));
     const uint32_t packed[4] = {
         u[0] & 0x3F3F3F3Fu,                                               // sc 0..3
         (u[2] & 0x0F0F0F0Fu) | (((u[0] >> 6) & 0x03030303u) << 4),        // sc 4..7
@@ -292,177 +269,6 @@ struct Q45_KKernel {
       hn::StoreU(hn::Mul(hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, bytes + i))), hn::Set(d8, factor)), d8,
                  out + i);
     }
-  }
-  // dsc[j] = d * sc[j] and dm[j] = dmin * m[j] for the 8 sub-blocks.
-  static HWY_INLINE void Scales(const Block& b, float* dsc, float* dm) {
-    HWY_ALIGN uint8_t sc_m[16];
-    Unpack(b, sc_m);
-    float dd[2];
-    LoadHalf2(&b.d, dd);
-    ScaleBytes(sc_m, dd[0], dsc);
-    ScaleBytes(sc_m + 8, dd[1], dm);
-  }
-  // sc[j] in every int16 lane (a shuffle: broadcasting a byte from a
-  // general register costs three instructions on AVX-512).
-  static HWY_INLINE V16 ScaleOf(const uint8_t* sc_m, int j) {
-    return ShuffleTable(sc_m, hn::Set(D16(), static_cast<int16_t>(0x8000 | j)));
-  }
-  // sum over halves h of d*xscale_h * sum(sc*q * xq) - sum_j dmin*m[j] * sum(x
-  // over j). |sc*q| <= 63*31 fits int16; an int32 lane takes at most four
-  // vpmaddwd (4 * 2 * 1953 * 32767 < 2^31) before it is converted.
-  static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
-  template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const DF32 df;
-    const D16 d16;
-    const hn::CappedTag<float, 8> d8;
-    const size_t N = hn::Lanes(d16);
-    const auto* b = reinterpret_cast<const Block*>(row);
-    const auto x = Vectors<kN>(xs, cols);
-    VF32 acc[kN];
-    hn::Vec<decltype(d8)> min_acc[kN];
-    for (int t = 0; t < kN; ++t) {
-      acc[t] = hn::Zero(df);
-      min_acc[t] = hn::Zero(d8);
-    }
-    for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      HWY_ALIGN uint8_t sc_m[16];
-      Unpack(b[k], sc_m);
-      float dd[2];
-      LoadHalf2(&b[k].d, dd);
-      HWY_ALIGN float dm[8];
-      ScaleBytes(sc_m + 8, dd[1], dm);
-      for (int t = 0; t < kN; ++t) {
-        for (size_t i = 0; i < 8; i += hn::Lanes(d8)) {
-          min_acc[t] = hn::MulAdd(hn::Load(d8, dm + i), hn::LoadU(d8, x[t].by32 + 8 * k + i), min_acc[t]);
-        }
-      }
-      for (int h = 0; h < 2; ++h) {
-        for (size_t i = 0; i < 32; i += N) {
-          V32 sum[kN];
-          for (int t = 0; t < kN; ++t) sum[t] = hn::Zero(D32());
-          for (int g = 2 * h; g < 2 * h + 2; ++g) {
-            V16 lo, hi;
-            Quants(d16, b[k], g, i, lo, hi);
-            const V16 wlo = hn::Mul(lo, ScaleOf(sc_m, 2 * g)), whi = hn::Mul(hi, ScaleOf(sc_m, 2 * g + 1));
-            for (int t = 0; t < kN; ++t) {
-              const int16_t* xg = x[t].q16 + k * kQK_K + 64 * g + i;
-              sum[t] = MulAcc(wlo, xg, sum[t]);
-              sum[t] = MulAcc(whi, xg + 32, sum[t]);
-            }
-          }
-          for (int t = 0; t < kN; ++t) {
-            acc[t] = hn::MulAdd(hn::ConvertTo(df, sum[t]), hn::Set(df, dd[0] * x[t].scale32[8 * k + 4 * h]), acc[t]);
-          }
-        }
-      }
-    }
-    for (int t = 0; t < kN; ++t) {
-      out[t] = hn::GetLane(hn::SumOfLanes(df, acc[t])) - hn::GetLane(hn::SumOfLanes(d8, min_acc[t]));
-    }
-  }
-};
-
-// Q6_K: w = d*scales[s]*(q - 32), 16 sub-blocks of 16. In half h, the four
-// weights l, l+32, l+64, l+96 share ql[l], ql[l+32] and qh[l] (FORMATS.md).
-struct Q6_KKernel {
-  // Calls f(quarter, l, q) for the vectors of q (0..63, without the -32
-  // offset) of one half, in lanes of tag D (int16 for the dot product, int32
-  // for decoding). The top bits are moved to bits 4-5 and masked with 0x30
-  // straight from qh.
-  template <class D, class F>
-  static HWY_INLINE void ForEachQuarter(D d, const BlockQ6_K& b, int h, F&& f) {
-    const hn::Rebind<uint8_t, D> du8;
-    const auto m4 = hn::Set(d, 0xF), m30 = hn::Set(d, 0x30);
-    for (size_t l = 0; l < 32; l += hn::Lanes(d)) {
-      const auto a = hn::PromoteTo(d, hn::LoadU(du8, b.ql + 64 * h + l));
-      const auto c = hn::PromoteTo(d, hn::LoadU(du8, b.ql + 64 * h + 32 + l));
-      const auto qh = hn::PromoteTo(d, hn::LoadU(du8, b.qh + 32 * h + l));
-      f(0, l, hn::Or(hn::And(a, m4), hn::And(hn::ShiftLeft<4>(qh), m30)));
-      f(1, l, hn::Or(hn::And(c, m4), hn::And(hn::ShiftLeft<2>(qh), m30)));
-      f(2, l, hn::Or(hn::ShiftRight<4>(a), hn::And(qh, m30)));
-      f(3, l, hn::Or(hn::ShiftRight<4>(c), hn::And(hn::ShiftRight<2>(qh), m30)));
-    }
-  }
-  // ds[s] = d * scales[s], converted with vectors.
-  static HWY_INLINE void Scales(const BlockQ6_K& b, float* ds) {
-    const DF df;
-    const size_t N = hn::Lanes(df);
-    const VF d = hn::Set(df, LoadHalf(&b.d));
-    for (size_t i = 0; i < 16; i += N) hn::StoreU(hn::Mul(hn::ConvertTo(df, LoadI8(b.scales + i)), d), df, ds + i);
-  }
-  // Byte-shuffle controls that spread the int16 scales of one half (its 8
-  // sub-blocks, repeated in every 128-bit block of a vector) over the lanes of
-  // quarter j: lane i takes the scale of sub-block 2j + i/16, bytes 2t, 2t+1.
-  alignas(64) static constexpr std::array<int16_t, 4 * 32> kSpread = [] {
-    std::array<int16_t, 4 * 32> lanes{};
-    for (int j = 0; j < 4; ++j) {
-      for (int i = 0; i < 32; ++i) {
-        const int t = 2 * j + i / 16;
-        lanes[static_cast<size_t>(32 * j + i)] = static_cast<int16_t>(2 * t | (2 * t + 1) << 8);
-      }
-    }
-    return lanes;
-  }();
-  // The int16 scale of every lane of the vector at lane l of quarter j, from
-  // the 8 scales of the half at sc16 (a 32-lane vector spans two sub-blocks).
-  static HWY_INLINE V16 LaneScales(const int16_t* sc16, int j, size_t l) {
-    return ShuffleTable(reinterpret_cast<const uint8_t*>(sc16), hn::Load(D16(), kSpread.data() + 32 * j + l));
-  }
-  // sum ds*(q-32)*x = sum d*x_scale * sum (sc*q)*xq - 32 * sum_s ds[s] * (sum
-  // of x over s). sc*q (|.| <= 128*63) is formed in int16 lanes, so the int32
-  // sums run over a whole half (128 weights, one activation scale): four
-  // vpmaddwd per int32 lane stay below 2^31 (4 * 2 * 8064 * 32767), and the
-  // sums are converted and scaled once per half instead of once per quarter.
-  static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
-  template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const DF df;
-    const DF32 df32;
-    const D16 d16;
-    const hn::CappedTag<int16_t, 16> d16x16;
-    const hn::Rebind<int8_t, decltype(d16x16)> di8x16;
-    const size_t N = hn::Lanes(df);
-    const auto* b = reinterpret_cast<const BlockQ6_K*>(row);
-    const auto x = Vectors<kN>(xs, cols);
-    VF32 acc[kN];
-    VF offset[kN];
-    for (int t = 0; t < kN; ++t) {
-      acc[t] = hn::Zero(df32);
-      offset[t] = hn::Zero(df);
-    }
-    for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      HWY_ALIGN float ds[16];
-      Scales(b[k], ds);
-      for (int t = 0; t < kN; ++t) {
-        for (size_t i = 0; i < 16; i += N) {
-          offset[t] = hn::MulAdd(hn::Load(df, ds + i), hn::LoadU(df, x[t].by16 + 16 * k + i), offset[t]);
-        }
-      }
-      HWY_ALIGN int16_t sc16[16];
-      for (size_t i = 0; i < 16; i += hn::Lanes(d16x16)) {
-        hn::Store(hn::PromoteTo(d16x16, hn::LoadU(di8x16, b[k].scales + i)), d16x16, sc16 + i);
-      }
-      const float d = LoadHalf(&b[k].d);
-      for (int h = 0; h < 2; ++h) {
-        V32 sum[kN];
-        for (int t = 0; t < kN; ++t) sum[t] = hn::Zero(D32());
-        ForEachQuarter(d16, b[k], h, [&](int quarter, size_t l, V16 q) {
-          const V16 w = hn::Mul(q, LaneScales(sc16 + 8 * h, quarter, l));
-          for (int t = 0; t < kN; ++t) {
-            sum[t] = MulAcc(w, x[t].q16 + k * kQK_K + 128 * h + 32 * quarter + l, sum[t]);
-          }
-          // After the fourth quarter at this l: four vpmaddwd per lane at most.
-          if (quarter == 3) {
-            for (int t = 0; t < kN; ++t) {
-              acc[t] = hn::MulAdd(hn::ConvertTo(df32, sum[t]), hn::Set(df32, d * x[t].scale32[8 * k + 4 * h]), acc[t]);
-              sum[t] = hn::Zero(D32());
-            }
-          }
-        });
-      }
-    }
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(df32, acc[t])) - 32.0f * Sum(offset[t]);
   }
 };
 
@@ -586,8 +392,8 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 #define CK_GEMV_KERNELS(ENTRY) CK_GEMM_FLOAT_KERNELS(ENTRY) ENTRY(Q8_0, Int8Kernel<BlockQ8_0>) ENTRY(Q4_0, Int8Kernel<BlockQ4_0>) \
   ENTRY(Q4_1, Int8Kernel<BlockQ4_1>) ENTRY(Q5_0, Int8Kernel<BlockQ5_0>) ENTRY(Q5_1, Int8Kernel<BlockQ5_1>) \
   ENTRY(IQ4_NL, Int8Kernel<BlockIQ4_NL>) \
-  ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)   \
-  ENTRY(Q6_K, Q6_KKernel) ENTRY(Q2_K, Q23_KKernel<BlockQ2_K>) ENTRY(Q3_K, Q23_KKernel<BlockQ3_K>) \
+  ENTRY(Q4_K, Q45_KInt8Kernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KInt8Kernel<BlockQ5_K>)   \
+  ENTRY(Q6_K, Q6_KInt8Kernel) ENTRY(Q2_K, Q23_KKernel<BlockQ2_K>) ENTRY(Q3_K, Q23_KKernel<BlockQ3_K>) \
   ENTRY(IQ4_XS, IQ4_XSKernel)
 
 #define CK_DEFINE_GEMV_ENTRY_POINT(name, K)                                                            \

@@ -92,24 +92,27 @@ std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
   return {rows * tid / nth, rows * (tid + 1) / nth};
 }
 
-// Sums of the rounded activations (q16 * scale) over each `width` (16 or
-// 32) values: exact in int32, scaled once. The offset terms of
-// Q2_K/Q4_K/Q5_K (the minimums) and Q6_K (-32) multiply these, so that a kernel computes sum w * (rounded x); with
+// Sums of the rounded activations (q16 * scale) over each 16 values: exact
+// in int32, scaled once. The offset terms of Q2_K (the minimums) multiply
+// these, so that a kernel computes sum w * (rounded x); with
 // the sums of the exact x instead, the rounding errors of the two terms
 // would not cancel (the weights' q are all positive) and decode was about
 // twice as far from the fp64 reference (measured on SmolLM2's Q4_1).
-void block_sums(const int16_t* q16, const float* scale32, int64_t cols, int width, float* sums) {
-  for (int64_t k = 0; k < cols / width; ++k) {
+void sums_by16(const int16_t* q16, const float* scale32, int64_t cols, float* sums) {
+  for (int64_t k = 0; k < cols / 16; ++k) {
     int32_t s = 0;
-    for (int i = 0; i < width; ++i) s += q16[width * k + i];
-    sums[k] = static_cast<float>(s) * scale32[width * k / 32];
+    for (int i = 0; i < 16; ++i) s += q16[16 * k + i];
+    sums[k] = static_cast<float>(s) * scale32[16 * k / 32];
   }
 }
 
-// The dtypes whose gemv multiplies int16 activations (the 256-weight ones)
-// and those that multiply int8 (the 32-weight ones, gemv_int8-inl.h).
-bool uses_x16(DType dt) { return traits(dt).block_size == 256; }
-bool uses_x8(DType dt) { return traits(dt).block_size == 32; }
+// The dtypes whose gemv multiplies int8 activations (gemv_int8-inl.h: the
+// 32-weight ones, Q4_K, Q5_K and Q6_K) and those that multiply int16 (Q2_K,
+// Q3_K, IQ4_XS).
+bool uses_x8(DType dt) {
+  return traits(dt).block_size == 32 || dt == DType::Q4_K || dt == DType::Q5_K || dt == DType::Q6_K;
+}
+bool uses_x16(DType dt) { return traits(dt).block_size == 256 && !uses_x8(dt); }
 
 // x as int16 per kInt16ActivationGroup values (x ~ q * scale, scale = max |x| / 32767,
 // round to nearest): the activations of the integer dot products. The scale
@@ -157,7 +160,7 @@ namespace {
 // What the activations of a product must be turned into for these matrices.
 struct ActivationNeeds {
   int64_t weights = 0;  // multiply-adds per activation vector
-  bool sums16 = false, sums32 = false, q16 = false, q8 = false;
+  bool sums16 = false, q16 = false, q8 = false;
 };
 
 ActivationNeeds activation_needs(std::span<const GemvOutput> outputs, int64_t cols) {
@@ -170,7 +173,6 @@ ActivationNeeds activation_needs(std::span<const GemvOutput> outputs, int64_t co
     const DTypeTraits& t = traits(o.dtype);
     const bool x16 = uses_x16(o.dtype);
     nd.sums16 |= x16 && t.u8_block == 16 && !t.u8_signed;
-    nd.sums32 |= x16 && t.u8_block == 32 && !t.u8_signed;
     nd.q16 |= x16;
     nd.q8 |= uses_x8(o.dtype);
   }
@@ -181,10 +183,10 @@ ActivationNeeds activation_needs(std::span<const GemvOutput> outputs, int64_t co
 // the offsets gemv-inl.h's VectorOf expects): int16 with their scales and
 // block sums, and int8 as prefill rounds them.
 struct Activations {
-  std::vector<float> sums16, sums32, scale32;
+  std::vector<float> sums16, scale32;
   std::vector<int16_t> q16;
   std::vector<int8_t> q8, r8;
-  std::vector<float> scale8, sum8, rscale8, rsum8, sum16_scratch, residual;
+  std::vector<float> scale8, sum8, sum16_8, rscale8, rsum8, rsum16, residual;
   std::vector<uint8_t> spiky4;
 
   qgemv::XSums prepare(const float* X, int64_t cols, int64_t n, const ActivationNeeds& nd) {
@@ -193,16 +195,13 @@ struct Activations {
       q16.resize(static_cast<size_t>(n * cols));
       scale32.resize(static_cast<size_t>(n * cols / 32));
       sums16.resize(nd.sums16 ? static_cast<size_t>(n * cols / 16) : 0);
-      sums32.resize(nd.sums32 ? static_cast<size_t>(n * cols / 32) : 0);
       for (int64_t t = 0; t < n; ++t) {
         int16_t* q = q16.data() + t * cols;
         float* scale = scale32.data() + t * (cols / 32);
         quantize_x16(X + t * cols, cols, q, scale);
-        if (nd.sums16) block_sums(q, scale, cols, 16, sums16.data() + t * (cols / 16));
-        if (nd.sums32) block_sums(q, scale, cols, 32, sums32.data() + t * (cols / 32));
+        if (nd.sums16) sums_by16(q, scale, cols, sums16.data() + t * (cols / 16));
       }
       xs.by16 = nd.sums16 ? sums16.data() : nullptr;
-      xs.by32 = nd.sums32 ? sums32.data() : nullptr;
       xs.q16 = q16.data();
       xs.scale32 = scale32.data();
     }
@@ -218,28 +217,32 @@ struct Activations {
     r8.resize(q8.size());
     scale8.assign(blocks, 0.0f);
     sum8.assign(blocks, 0.0f);
+    sum16_8.assign(2 * blocks, 0.0f);
     rscale8.assign(blocks, 0.0f);
-    rsum8.resize(static_cast<size_t>(nb8));
-    sum16_scratch.resize(static_cast<size_t>(2 * nb));
+    rsum8.resize(static_cast<size_t>(nb));
+    rsum16.resize(static_cast<size_t>(2 * nb));
     residual.resize(static_cast<size_t>(cols));
     spiky4.assign(blocks / qgemv::kX8Pad, 0);
     for (int64_t t = 0; t < n; ++t) {
       float* sum = sum8.data() + t * nb8;
+      float* sum16 = sum16_8.data() + t * 2 * nb8;
       float* rscale = rscale8.data() + t * nb8;
-      if (!quantize_row_int8(X + t * cols, cols, q8.data() + t * cols, scale8.data() + t * nb8,
-                             sum16_scratch.data(), sum, residual.data())) {
+      if (!quantize_row_int8(X + t * cols, cols, q8.data() + t * cols, scale8.data() + t * nb8, sum16, sum,
+                             residual.data())) {
         continue;
       }
-      quantize_row_int8(residual.data(), cols, r8.data() + t * cols, rscale, sum16_scratch.data(), rsum8.data(),
-                        nullptr);
+      quantize_row_int8(residual.data(), cols, r8.data() + t * cols, rscale, rsum16.data(), rsum8.data(), nullptr);
       for (int64_t b = 0; b < nb; ++b) {
         sum[b] += rsum8[static_cast<size_t>(b)];
+        sum16[2 * b] += rsum16[static_cast<size_t>(2 * b)];
+        sum16[2 * b + 1] += rsum16[static_cast<size_t>(2 * b + 1)];
         spiky4[static_cast<size_t>((t * nb8 + b) / qgemv::kX8Pad)] |= rscale[b] != 0.0f;
       }
     }
     xs.q8 = q8.data();
     xs.scale8 = scale8.data();
     xs.sum8 = sum8.data();
+    xs.sum16_8 = sum16_8.data();
     xs.r8 = r8.data();
     xs.rscale8 = rscale8.data();
     xs.spiky4 = spiky4.data();

@@ -1,5 +1,6 @@
 // Per-target decode GEMV of the 32-weight dtypes (Q8_0, Q4_0, Q4_1, Q5_0,
-// Q5_1, IQ4_NL) with the activations rounded to int8 per 32 values, as
+// Q5_1, IQ4_NL) and of Q4_K and Q5_K (whose sub-blocks are 32 weights with
+// their own scale and minimum) with the activations rounded to int8 per 32 values, as
 // prefill's GEMM rounds them (QuantizeRowInt8, gemm_int8-inl.h), including
 // its second pass over the rounding error of the spiky blocks. Included by
 // gemv-inl.h (once per Highway target, inside its toggle guard).
@@ -45,31 +46,41 @@ struct Int8BlockTraits {
 
 #if HWY_TARGET == HWY_SCALAR
 
-// The portable target: each block through its decode_u8 form, integer sums
+// The portable target: each block through its decode_u8 form (units of
+// kUnit weights, 32 or Q6_K's 16, with their own a and c), integer sums
 // lane by lane.
 template <class Block>
 struct Int8Kernel {
+  static constexpr bool kSuper = std::is_same_v<Block, BlockQ4_K> || std::is_same_v<Block, BlockQ5_K> ||
+                                 std::is_same_v<Block, BlockQ6_K>;
+  static constexpr int kWeights = kSuper ? kQK_K : kQK;
+  static constexpr int kUnit = std::is_same_v<Block, BlockQ6_K> ? 16 : kQK;
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const auto* b = reinterpret_cast<const Block*>(row);
     const DecodeU8Fn decode = DecodeOf();
     const auto x = Vectors<kN>(xs, cols);
     for (int t = 0; t < kN; ++t) out[t] = 0.0f;
-    for (int64_t k = 0; k < cols / kQK; ++k) {
-      uint8_t u[kQK];
-      float a, c;
-      decode(b + k, kQK, u, &a, &c);
-      for (int t = 0; t < kN; ++t) {
-        out[t] += a * x[t].scale8[k] * static_cast<float>(Products(u, x[t].q8 + k * kQK)) + c * x[t].sum8[k];
-        if (x[t].rscale8[k] != 0.0f) {
-          out[t] += a * x[t].rscale8[k] * static_cast<float>(Products(u, x[t].r8 + k * kQK));
+    for (int64_t k = 0; k < cols / kWeights; ++k) {
+      uint8_t u[kWeights];
+      float a[kWeights / kUnit], c[kWeights / kUnit];
+      decode(b + k, kWeights, u, a, c);
+      for (int j = 0; j < kWeights / kUnit; ++j) {
+        const int64_t first = k * kWeights + j * kUnit, b32 = first / kQK;  // first weight, its block of 32
+        for (int t = 0; t < kN; ++t) {
+          const float sum = kUnit == 16 ? x[t].sum16_8[first / 16] : x[t].sum8[b32];
+          out[t] += a[j] * x[t].scale8[b32] * static_cast<float>(Products(u + j * kUnit, x[t].q8 + first)) +
+                    c[j] * sum;
+          if (x[t].rscale8[b32] != 0.0f) {
+            out[t] += a[j] * x[t].rscale8[b32] * static_cast<float>(Products(u + j * kUnit, x[t].r8 + first));
+          }
         }
       }
     }
   }
   static int32_t Products(const uint8_t* u, const int8_t* q) {
     int32_t s = 0;
-    for (int i = 0; i < kQK; ++i) s += int32_t{u[i]} * q[i];
+    for (int i = 0; i < kUnit; ++i) s += int32_t{u[i]} * q[i];
     return s;
   }
   static DecodeU8Fn DecodeOf() {
@@ -78,9 +89,15 @@ struct Int8Kernel {
     if constexpr (std::is_same_v<Block, BlockQ4_1>) return decode_u8_q4_1;
     if constexpr (std::is_same_v<Block, BlockQ5_0>) return decode_u8_q5_0;
     if constexpr (std::is_same_v<Block, BlockQ5_1>) return decode_u8_q5_1;
+    if constexpr (std::is_same_v<Block, BlockQ4_K>) return decode_u8_q4_k;
+    if constexpr (std::is_same_v<Block, BlockQ5_K>) return decode_u8_q5_k;
+    if constexpr (std::is_same_v<Block, BlockQ6_K>) return decode_u8_q6_k;
     return decode_u8_iq4_nl;
   }
 };
+template <class Block>
+using Q45_KInt8Kernel = Int8Kernel<Block>;
+using Q6_KInt8Kernel = Int8Kernel<BlockQ6_K>;
 
 #else
 
@@ -144,6 +161,25 @@ HWY_INLINE VQ DotI8(VQ acc, VBS q, const int8_t* x) {
 }
 constexpr float kSignedOffset = HWY_TARGET == HWY_AVX3_DL ? -128.0f : 0.0f;
 
+// 16-bit lanes, for the scales of Q6_K's sub-blocks of 16 weights.
+using DS16 = hn::Repartition<int16_t, DB>;
+using VS16 = hn::Vec<DS16>;
+
+// acc + the sums of four adjacent products u * x, each pair of products
+// multiplied by its int16 lane of `scale` first: pmaddubsw, then pmaddwd by
+// the scales instead of by ones, on every target (vpdpbusd has no per-lane
+// scale). No saturation: |pair| <= 2 * 63 * 127 and |scale| <= 128.
+HWY_INLINE VQ DotU8Scaled(VQ acc, VB u, const int8_t* x, VS16 scale) {
+  const VBS xv = hn::LoadU(DBS(), x);
+#if HWY_TARGET <= HWY_AVX2
+  const __m256i pairs = _mm256_maddubs_epi16(u.raw, xv.raw);
+  return VQ{_mm256_add_epi32(acc.raw, _mm256_madd_epi16(pairs, scale.raw))};
+#else
+  const __m128i pairs = _mm_maddubs_epi16(u.raw, xv.raw);
+  return VQ{_mm_add_epi32(acc.raw, _mm_madd_epi16(pairs, scale.raw))};
+#endif
+}
+
 // [a, b] pairwise: the sums of adjacent lanes of a, then of b, per 128 bits.
 HWY_INLINE VQ AddPairs(VQ a, VQ b) {
 #if HWY_TARGET <= HWY_AVX2
@@ -172,6 +208,100 @@ HWY_INLINE VQF Once4(const float* p) {
 #endif
 }
 
+// The int32 sums of one unit of 32 weights (kBlockVectors byte vectors,
+// unsigned VB or signed VBS) with the activation bytes at x.
+template <class W>
+HWY_INLINE VQ UnitSum(const W* w, const int8_t* x) {
+  VQ s = hn::Zero(DQ());
+  for (size_t v = 0; v < kBlockVectors; ++v) {
+    if constexpr (std::is_same_v<W, VBS>) {
+      s = DotI8(s, w[v], x + v * kByteLanes);
+    } else {
+      s = DotU8(s, w[v], x + v * kByteLanes);
+    }
+  }
+  return s;
+}
+
+// One vector of a unit whose sub-blocks of 16 weights have int16 scales
+// (Q6_K): the bytes and, per int16 lane, the scale of its sub-block.
+struct ScaledBytes {
+  VB u;
+  VS16 scale;
+};
+HWY_INLINE VQ UnitSum(const ScaledBytes* w, const int8_t* x) {
+  VQ s = hn::Zero(DQ());
+  for (size_t v = 0; v < kBlockVectors; ++v) s = DotU8Scaled(s, w[v].u, x + v * kByteLanes, w[v].scale);
+  return s;
+}
+
+// s[t] = the sums of unit j (unit(j, w) gives its weights) with the
+// activations xq[t] + 32 j; zero if j >= kValid.
+template <int kN, int kValid, class W, class UnitFn>
+HWY_INLINE void UnitSums(const UnitFn& unit, int j, const int8_t* const* xq, VQ* s) {
+  if (j >= kValid) {
+    for (int t = 0; t < kN; ++t) s[t] = hn::Zero(DQ());
+    return;
+  }
+  W w[kBlockVectors];
+  unit(j, w);
+  for (int t = 0; t < kN; ++t) s[t] = UnitSum(w, xq[t] + j * kQK);
+}
+
+// sums[t] = the sums of four units (the first kValid of them) with the
+// activations xq[t], reduced to one lane per unit (Coefficients4's layout).
+// Straight-line code: as a loop over the units GCC kept the loop and its
+// branches, and decode was 20 % slower than with int16 activations.
+template <int kN, int kValid, class W, class UnitFn>
+HWY_INLINE void GroupSums(const UnitFn& unit, const int8_t* const* xq, VQ* sums) {
+  static_assert(kX8Group == 4, "two pairs");
+  VQ s0[kN], s1[kN], first[kN];
+  UnitSums<kN, kValid, W>(unit, 0, xq, s0);
+  UnitSums<kN, kValid, W>(unit, 1, xq, s1);
+  for (int t = 0; t < kN; ++t) first[t] = AddPairs(s0[t], s1[t]);
+  UnitSums<kN, kValid, W>(unit, 2, xq, s0);
+  UnitSums<kN, kValid, W>(unit, 3, xq, s1);
+  for (int t = 0; t < kN; ++t) sums[t] = AddPairs(first[t], AddPairs(s0[t], s1[t]));
+}
+
+// acc[t] += a * s * sum(u * q) + c * (sum of x), and a * s' * sum(u * q')
+// where a unit is spiky, for the four units that start at unit k0 of the
+// row (a, c in Coefficients4's layout; c unused unless kHasOffset).
+template <int kN, int kValid, class W, bool kHasOffset, class UnitFn>
+HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, VQF a, VQF c, const std::array<XSums, kN>& x,
+                                VQF* acc) {
+  const int8_t* xq[kN];
+  for (int t = 0; t < kN; ++t) xq[t] = x[t].q8 + k0 * kQK;
+  VQ sums[kN];
+  GroupSums<kN, kValid, W>(unit, xq, sums);
+  for (int t = 0; t < kN; ++t) {
+    const VQF products = hn::Mul(hn::ConvertTo(DQF(), sums[t]), Coefficients4(x[t].scale8 + k0));
+    acc[t] = hn::MulAdd(a, products, acc[t]);
+    if constexpr (kHasOffset) acc[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), acc[t]);
+    if (x[t].spiky4[k0 / kX8Group]) {
+      const int8_t* rq = x[t].r8 + k0 * kQK;
+      VQ rsum;
+      GroupSums<1, kValid, W>(unit, &rq, &rsum);
+      acc[t] = hn::MulAdd(a, hn::Mul(hn::ConvertTo(DQF(), rsum), Coefficients4(x[t].rscale8 + k0)), acc[t]);
+    }
+  }
+}
+
+// The 32 bytes at p as nibbles: the low ones, or the high ones.
+template <bool kHigh>
+HWY_INLINE void Nibbles(const uint8_t* p, VB* w) {
+  for (size_t v = 0; v < kBlockVectors; ++v) {
+    VB bytes = hn::LoadU(DB(), p + v * kByteLanes);
+    if constexpr (kHigh) {
+      // The 16-bit shift brings the next byte's low bits into the high
+      // nibble; the mask drops them.
+      const hn::Repartition<uint16_t, DB> dw;
+      bytes = hn::BitCast(DB(), hn::ShiftRight<4>(hn::BitCast(dw, bytes)));
+    }
+    w[v] = hn::And(bytes, hn::Set(DB(), 0xF));
+  }
+}
+
 template <class Block>
 struct Int8Kernel {
   using T = Int8BlockTraits<Block>;
@@ -183,9 +313,8 @@ struct Int8Kernel {
                                                                       : 0.0f;
   static constexpr bool kHasOffset = T::kHasMin || kOffset != 0.0f;
 
-  // 16 weights of the block at byte lanes [first, first + 16): value j is
-  // the low nibble of qs[j], value j + 16 its high nibble; the 5-bit types
-  // add bit j of qh as bit 4.
+  // The 32 weights of a block: value j is the low nibble of qs[j], value
+  // j + 16 its high nibble; the 5-bit types add bit j of qh as bit 4.
   static HWY_INLINE void Weights(const Block& b, W* w) {
     if constexpr (std::is_same_v<Block, BlockQ8_0>) {
       for (size_t v = 0; v < kBlockVectors; ++v) w[v] = hn::LoadU(DBS(), b.qs + v * kByteLanes);
@@ -193,9 +322,7 @@ struct Int8Kernel {
       const hn::CappedTag<uint8_t, 16> d16;
       const hn::Repartition<uint16_t, decltype(d16)> dw;
       const auto q = hn::LoadU(d16, b.qs);
-      // The 16-bit shift brings the next byte's low bits into the high
-      // nibble; the mask below drops them.
-      const auto high = hn::BitCast(d16, hn::ShiftRight<4>(hn::BitCast(dw, q)));
+      const auto high = hn::BitCast(d16, hn::ShiftRight<4>(hn::BitCast(dw, q)));  // masked below
       VB nib[kBlockVectors];
 #if HWY_TARGET <= HWY_AVX2
       nib[0] = hn::Combine(DB(), high, q);
@@ -219,58 +346,16 @@ struct Int8Kernel {
     }
   }
 
-  static HWY_INLINE VQ BlockSum(const W* w, const int8_t* x) {
-    VQ s = hn::Zero(DQ());
-    for (size_t v = 0; v < kBlockVectors; ++v) {
-      if constexpr (T::kSigned) {
-        s = DotI8(s, w[v], x + v * kByteLanes);
-      } else {
-        s = DotU8(s, w[v], x + v * kByteLanes);
-      }
-    }
-    return s;
-  }
-
-  // s[t] = the int32 sums of block b[j] times the activations xq[t] + 32 j
-  // (zero if j >= valid).
-  template <int kN>
-  static HWY_INLINE void BlockSums(const Block* b, int64_t j, int64_t valid, const int8_t* const* xq, VQ* s) {
-    if (j >= valid) {
-      for (int t = 0; t < kN; ++t) s[t] = hn::Zero(DQ());
-      return;
-    }
-    W w[kBlockVectors];
-    Weights(b[j], w);
-    for (int t = 0; t < kN; ++t) s[t] = BlockSum(w, xq[t] + j * kQK);
-  }
-
-  // sums[t] = the int32 sums of blocks b[0..valid) (at most four) times the
-  // activations xq[t] of those blocks, reduced to one lane per block
-  // (Coefficients4's layout); missing blocks give 0. Straight-line code:
-  // as a loop over the blocks GCC kept the loop and its branches.
-  template <int kN>
-  static HWY_INLINE void GroupSums(const Block* b, int64_t valid, const int8_t* const* xq, VQ* sums) {
-    static_assert(kX8Group == 4, "two pairs");
-    VQ s0[kN], s1[kN], first[kN];
-    BlockSums<kN>(b, 0, valid, xq, s0);
-    BlockSums<kN>(b, 1, valid, xq, s1);
-    for (int t = 0; t < kN; ++t) first[t] = AddPairs(s0[t], s1[t]);
-    BlockSums<kN>(b, 2, valid, xq, s0);
-    BlockSums<kN>(b, 3, valid, xq, s1);
-    for (int t = 0; t < kN; ++t) sums[t] = AddPairs(first[t], AddPairs(s0[t], s1[t]));
-  }
-
-  // d (and c) of blocks b[0..valid) in Coefficients4's layout; zero for the
-  // missing ones. The fp16 d (and m) of four blocks are gathered into one
-  // register and converted together.
-  static HWY_INLINE void Scales(const Block* b, int64_t valid, VQF& d, VQF& c) {
+  // d (and c) of blocks b[0..kValid) in Coefficients4's layout; zero for
+  // the missing ones. The fp16 d (and m) of four blocks are gathered into
+  // one register and converted together.
+  template <int kValid>
+  static HWY_INLINE void Scales(const Block* b, VQF& d, VQF& c) {
 #if HWY_TARGET <= HWY_AVX2
     // The first four bytes of every block: d and m, or d and two bytes that
     // the even lanes below leave out.
     uint32_t dm[kX8Group] = {};
-    for (int j = 0; j < kX8Group; ++j) {
-      if (j < valid) std::memcpy(&dm[j], &b[j].d, 4);
-    }
+    for (int j = 0; j < kValid; ++j) std::memcpy(&dm[j], &b[j].d, 4);
     const __m128i packed = _mm_set_epi32(static_cast<int>(dm[3]), static_cast<int>(dm[2]), static_cast<int>(dm[1]),
                                          static_cast<int>(dm[0]));
     const hn::Rebind<hwy::float16_t, DQF> dh;
@@ -281,8 +366,7 @@ struct Int8Kernel {
     if constexpr (T::kHasMin) c = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kOdd));
 #else
     HWY_ALIGN float ds[kX8Group] = {}, ms[kX8Group] = {};
-    for (int j = 0; j < kX8Group; ++j) {
-      if (j >= valid) continue;
+    for (int j = 0; j < kValid; ++j) {
       ds[j] = LoadHalf(&b[j].d);
       if constexpr (T::kHasMin) ms[j] = LoadHalf(&b[j].m);
     }
@@ -292,28 +376,15 @@ struct Int8Kernel {
     if constexpr (!T::kHasMin) c = hn::Mul(d, hn::Set(DQF(), kOffset));
   }
 
-  // acc[t] += the products of blocks b[k0 .. k0 + kValid) with vector t.
-  // kValid is a constant so that a row's last, partial group (SmolLM2's
-  // rows of 18 blocks end with two) runs without a branch per block.
+  // Blocks k0 .. k0 + kValid; kValid is a constant so that a row's last,
+  // partial group (SmolLM2's rows of 18 blocks end with two) runs without a
+  // branch per block.
   template <int kN, int kValid>
   static HWY_INLINE void Group(const Block* b, int64_t k0, const std::array<XSums, kN>& x, VQF* acc) {
-    const int8_t* xq[kN];
-    for (int t = 0; t < kN; ++t) xq[t] = x[t].q8 + k0 * kQK;
-    VQ sums[kN];
-    GroupSums<kN>(b + k0, kValid, xq, sums);
     VQF d, c;
-    Scales(b + k0, kValid, d, c);
-    for (int t = 0; t < kN; ++t) {
-      const VQF products = hn::Mul(hn::ConvertTo(DQF(), sums[t]), Coefficients4(x[t].scale8 + k0));
-      acc[t] = hn::MulAdd(d, products, acc[t]);
-      if constexpr (kHasOffset) acc[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), acc[t]);
-      if (x[t].spiky4[k0 / kX8Group]) {
-        const int8_t* rq = x[t].r8 + k0 * kQK;
-        VQ rsum;
-        GroupSums<1>(b + k0, kValid, &rq, &rsum);
-        acc[t] = hn::MulAdd(d, hn::Mul(hn::ConvertTo(DQF(), rsum), Coefficients4(x[t].rscale8 + k0)), acc[t]);
-      }
-    }
+    Scales<kValid>(b + k0, d, c);
+    const auto unit = [b, k0](int j, W* w) { Weights(b[k0 + j], w); };
+    AccumulateGroup<kN, kValid, W, kHasOffset>(unit, k0, d, c, x, acc);
   }
 
   template <int kN>
@@ -332,6 +403,128 @@ struct Int8Kernel {
       default: break;
     }
     for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+  }
+};
+
+// Q4_K and Q5_K: a super-block is eight units of 32, unit j = 2g + e the
+// low (e = 0) or high (e = 1) nibbles of qs[32g .. 32g + 32), Q5_K's fifth
+// bit j of qh[0 .. 32); w = d sc_j u - dmin m_j, so a = d sc_j and c =
+// -dmin m_j per unit, a group is a half super-block.
+template <class Block>
+struct Q45_KInt8Kernel {
+  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
+
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+    const auto* blocks = reinterpret_cast<const Block*>(row);
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      const Block& b = blocks[k];
+      HWY_ALIGN uint8_t sc_m[16];
+      Q45_KScales::Unpack(b.scales, sc_m);
+      float dd[2];
+      LoadHalf2(&b.d, dd);
+      HWY_ALIGN float a[8], c[8];
+      Q45_KScales::ScaleBytes(sc_m, dd[0], a);
+      Q45_KScales::ScaleBytes(sc_m + 8, -dd[1], c);
+      for (int h = 0; h < 2; ++h) {
+        const auto unit = [&b, h](int j, VB* w) {
+          const int u = 4 * h + j;  // unit of the super-block
+          const uint8_t* q = b.qs + 32 * (u / 2);
+          if (u % 2 == 0) {
+            Nibbles<false>(q, w);
+          } else {
+            Nibbles<true>(q, w);
+          }
+          if constexpr (kHighBit) {
+            const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << u));
+            for (size_t v = 0; v < kBlockVectors; ++v) {
+              const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.qh + v * kByteLanes), bit), bit);
+              w[v] = hn::Or(w[v], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
+            }
+          }
+        };
+        AccumulateGroup<kN, kX8Group, VB, true>(unit, 8 * k + 4 * h, Coefficients4(a + 4 * h),
+                                                Coefficients4(c + 4 * h), x, acc);
+      }
+    }
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+  }
+};
+
+// Q6_K: w = d sc_s (q - 32), 16 sub-blocks of 16 with int8 scales. A
+// group is a half super-block (its four quarters of 32 weights: in half h
+// the weights l, l+32, l+64, l+96 share ql[l], ql[l+32] and qh[l],
+// FORMATS.md); the scales multiply the pair sums (DotU8Scaled), so a = d
+// for every unit, and the -32 d sc_s offsets multiply the sums of x per 16.
+struct Q6_KInt8Kernel {
+  // Byte-shuffle controls that put the scale of quarter j's first sub-block
+  // (scales 2j, 2j+1 of a half's eight, as int16) in the int16 lanes of
+  // its first 16 weights and the second's in the rest (256-bit vectors).
+  alignas(32) static constexpr std::array<uint8_t, 4 * 32> kSpread = [] {
+    std::array<uint8_t, 4 * 32> c{};
+    for (int j = 0; j < 4; ++j) {
+      for (int i = 0; i < 32; ++i) c[static_cast<size_t>(32 * j + i)] = static_cast<uint8_t>(4 * j + 2 * (i / 16) + i % 2);
+    }
+    return c;
+  }();
+
+  // Quarter j of half h: q = (ql nibble) | (2 bits of qh) << 4.
+  static HWY_INLINE void Quarter(const BlockQ6_K& b, int h, int j, const int16_t* sc16, ScaledBytes* w) {
+    const hn::Repartition<uint16_t, DB> dw;
+    for (size_t v = 0; v < kBlockVectors; ++v) {
+      const auto ql = hn::BitCast(dw, hn::LoadU(DB(), b.ql + 64 * h + 32 * (j % 2) + v * kByteLanes));
+      const auto qh = hn::BitCast(dw, hn::LoadU(DB(), b.qh + 32 * h + v * kByteLanes));
+      const auto low = j < 2 ? ql : hn::ShiftRight<4>(ql);  // masked below
+      // Bits 2j, 2j+1 of qh to bits 4, 5 (16-bit shifts; the mask keeps
+      // each byte's own bits).
+      const auto high = j == 0 ? hn::ShiftLeft<4>(qh) : j == 1 ? hn::ShiftLeft<2>(qh) : j == 2 ? qh : hn::ShiftRight<2>(qh);
+      w[v].u = hn::Or(hn::And(hn::BitCast(DB(), low), hn::Set(DB(), 0x0F)),
+                      hn::And(hn::BitCast(DB(), high), hn::Set(DB(), 0x30)));
+#if HWY_TARGET <= HWY_AVX2
+      const auto scales = hn::LoadDup128(DB(), reinterpret_cast<const uint8_t*>(sc16 + 8 * h));
+      w[v].scale = hn::BitCast(DS16(), hn::TableLookupBytes(scales, hn::Load(DB(), kSpread.data() + 32 * j)));
+#else
+      w[v].scale = hn::Set(DS16(), sc16[8 * h + 2 * j + static_cast<int>(v)]);
+#endif
+    }
+  }
+
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+    const hn::CappedTag<float, 16> df16;
+    const hn::Rebind<int32_t, decltype(df16)> di16;
+    const hn::Rebind<int8_t, decltype(df16)> di8;
+    const auto* blocks = reinterpret_cast<const BlockQ6_K*>(row);
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN];
+    hn::Vec<decltype(df16)> offset[kN];
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = hn::Zero(DQF());
+      offset[t] = hn::Zero(df16);
+    }
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      const BlockQ6_K& b = blocks[k];
+      const float d = LoadHalf(&b.d);
+      HWY_ALIGN int16_t sc16[16];
+      for (int s = 0; s < 16; ++s) sc16[s] = b.scales[s];
+      // offset += sum_s sc_s * (sum of x over sub-block s); times -32 d below.
+      for (size_t i = 0; i < 16; i += hn::Lanes(df16)) {
+        const auto sc = hn::ConvertTo(df16, hn::PromoteTo(di16, hn::LoadU(di8, b.scales + i)));
+        const auto dsc = hn::Mul(sc, hn::Set(df16, d));
+        for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(dsc, hn::LoadU(df16, x[t].sum16_8 + 16 * k + i), offset[t]);
+      }
+      for (int h = 0; h < 2; ++h) {
+        const auto unit = [&b, h, &sc16](int j, ScaledBytes* w) { Quarter(b, h, j, sc16, w); };
+        AccumulateGroup<kN, kX8Group, ScaledBytes, false>(unit, 8 * k + 4 * h, hn::Set(DQF(), d), hn::Zero(DQF()), x,
+                                                          acc);
+      }
+    }
+    for (int t = 0; t < kN; ++t) {
+      out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) - 32.0f * hn::GetLane(hn::SumOfLanes(df16, offset[t]));
+    }
   }
 };
 

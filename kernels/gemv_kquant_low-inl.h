@@ -1,11 +1,11 @@
 // Per-target GEMV kernels of Q2_K and Q3_K, the 2- and 3-bit K-quants.
 // Included by gemv-inl.h between its kernels and its entry points (once per
 // Highway target, inside its toggle guard): they use its helpers (MulAcc,
-// LoadHalf, Q6_KKernel::LaneScales, the int16 tags).
+// LoadHalf, ShuffleTable, the int16 tags).
 //
 // Both have Q6_K's layout of 16 sub-blocks of 16: in half h the value at
 // 128h + 32j + l (j < 4, l < 32) is bits 2j, 2j+1 of qs[32h + l] and lies in
-// sub-block 8h + 2j + l/16, so Q6_K's lane scales serve them. The integer
+// sub-block 8h + 2j + l/16. The integer
 // scale times q is formed in int16 lanes (|.| <= 15 * 3 and 32 * 4) and
 // summed with the int16 activations over a whole half (128 weights, one
 // activation scale; at most 128 * 128 * 32767 < 2^31 in any int32 lane),
@@ -28,6 +28,24 @@ namespace ck::qgemv::HWY_NAMESPACE {
 template <class Block>
 struct Q23_KKernel {
   static constexpr bool kQ3 = std::is_same_v<Block, BlockQ3_K>;
+  // Byte-shuffle controls that spread the int16 scales of one half (its 8
+  // sub-blocks, repeated in every 128-bit block of a vector) over the lanes of
+  // quarter j: lane i takes the scale of sub-block 2j + i/16, bytes 2t, 2t+1.
+  alignas(64) static constexpr std::array<int16_t, 4 * 32> kSpread = [] {
+    std::array<int16_t, 4 * 32> lanes{};
+    for (int j = 0; j < 4; ++j) {
+      for (int i = 0; i < 32; ++i) {
+        const int t = 2 * j + i / 16;
+        lanes[static_cast<size_t>(32 * j + i)] = static_cast<int16_t>(2 * t | (2 * t + 1) << 8);
+      }
+    }
+    return lanes;
+  }();
+  // The int16 scale of every lane of the vector at lane l of quarter j, from
+  // the 8 scales of the half at sc16 (a 32-lane vector spans two sub-blocks).
+  static HWY_INLINE V16 LaneScales(const int16_t* sc16, int j, size_t l) {
+    return ShuffleTable(reinterpret_cast<const uint8_t*>(sc16), hn::Load(D16(), kSpread.data() + 32 * j + l));
+  }
   static_assert(kInt16ActivationGroup == kQK_K / 2, "one activation scale per half block");
   // The int16 scales of the 16 sub-blocks.
   static HWY_INLINE void Scales(const Block& b, int16_t* sc16) {
@@ -81,7 +99,7 @@ struct Q23_KKernel {
               const auto hbit = hn::And(hn::ShiftRightSame(hm, 4 * h + j), hn::Set(d16, 1));
               q = hn::Sub(hn::Or(q, hn::ShiftLeft<2>(hbit)), hn::Set(d16, 4));
             }
-            const V16 w = hn::Mul(q, Q6_KKernel::LaneScales(sc16 + 8 * h, j, l));
+            const V16 w = hn::Mul(q, LaneScales(sc16 + 8 * h, j, l));
             for (int t = 0; t < kN; ++t) {
               sum[t] = MulAcc(w, x[t].q16 + k * kQK_K + 128 * h + 32 * j + l, sum[t]);
             }

@@ -6,12 +6,12 @@
 // across blocks, so the rounding error stays a few ulps of the absolute sum
 // (measured worst case ~3e-7); a layout or indexing mistake errs by a sizeable
 // fraction of it.
-// The gemv of the 256-weight dtypes (the K-quants, IQ4_XS) multiplies x rounded to int16 per group of
+// The gemv of Q2_K, Q3_K and IQ4_XS multiplies x rounded to int16 per group of
 // kInt16ActivationGroup values (kernels/gemv.cc: x ~ q * s, s = max|x| / 32767):
 // each x_i is off by at most half a step s/2 (plus the fp32 rounding of x/s,
 // < 1 % of a step), so that product adds sum over groups g of
 // 0.51 * s_g * sum_{i in g} |w_i| to the bound.
-// gemm (prefill) of the block-quantized dtypes, and gemv of the 32-weight ones,
+// gemm (prefill) of the block-quantized dtypes, and gemv of the others,
 // multiply integers too, with x rounded to int8 per 32 values (kernels/gemm_int8-inl.h: s = max|x| / 127):
 // the same argument gives sum over blocks of 0.51 * s_b * sum_{i in b} |w_i|,
 // except for the spiky blocks (largest |x| above kInt8SpikeRatio times the
@@ -91,10 +91,13 @@ struct Reference {
 };
 
 // Every native block-quantized dtype multiplies rounded activations: int8
-// as prefill's for the 32-weight ones (gemv_int8-inl.h), int16 for the rest.
+// as prefill's for the 32-weight ones and Q4_K, Q5_K, Q6_K
+// (gemv_int8-inl.h), int16 for Q2_K, Q3_K, IQ4_XS.
 XRounding gemv_rounding(DType dt) {
   const int bs = traits(dt).block_size;
-  return bs == 1 ? XRounding::kNone : bs == 32 ? XRounding::kInt8 : XRounding::kInt16;
+  if (bs == 1) return XRounding::kNone;
+  const bool x8 = bs == 32 || dt == DType::Q4_K || dt == DType::Q5_K || dt == DType::Q6_K;
+  return x8 ? XRounding::kInt8 : XRounding::kInt16;
 }
 // gemm of at most kGemvBatchMax vectors runs gemv's kernels (gemv_batch).
 XRounding gemm_rounding(DType dt, int64_t n) {
@@ -242,7 +245,7 @@ TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on
 // bound assumes (without it their error is ~250 times larger).
 TEST_CASE("gemm and gemv of spiky activations keep their precision on every target", "[gemv][gemm]") {
   std::mt19937 rng(21);
-  for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q4_K, DType::Q6_K}) {
+  for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
     const Matrix m = random_matrix(dt, 37, 1024, rng);  // a partial row group on every target
     std::vector<float> X = random_vector(13 * m.cols, rng);
     // Above kInt8SpikeRatio (16) times the row's RMS, which they raise to 12-15.
