@@ -3,13 +3,10 @@
 // foreach_target.h). The integer GEMM of the quantized dtypes (prefill) is
 // gemm_int8-inl.h.
 //
-// Weights are widened in registers, never written out. Q2_K, Q3_K and
-// IQ4_XS multiply them as int16 with the activations rounded to int16 per
-// 128 values (the measured decision in docs/kernels.md): exact int32 sums
-// per half block, scaled once in fp32. Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
-// IQ4_NL, Q4_K, Q5_K and Q6_K multiply bytes with activations rounded as prefill
-// rounds them (gemv_int8-inl.h). F32/F16/BF16 multiply in fp32. Float vectors are capped at 16 lanes so
-// that one vector never spans two sub-blocks (Q6_K's are 16 weights).
+// Weights are decoded in registers, never written out. The block-quantized
+// dtypes multiply bytes with the activations rounded to int8 as prefill
+// rounds them (gemv_int8-inl.h, gemv_int8_kquant-inl.h); F32/F16/BF16
+// multiply in fp32.
 
 // Per-target include guard (the Highway "toggle" idiom).
 #if defined(CK_KERNELS_GEMV_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -42,16 +39,7 @@ inline constexpr int64_t X8Blocks(int64_t cols) { return (cols / 32 + kX8Pad - 1
 // The activations of one GEMV call in the forms its kernels multiply,
 // computed once per call; null where no matrix of the call needs them.
 struct XSums {
-  // int16 (Q2_K, Q3_K, Q6_K, IQ4_XS): sums of the int16-rounded activations
-  // over each 16 values (they turn per-weight offsets into one term per
-  // sub-block), and x quantized to int16 per kInt16ActivationGroup values:
-  // x[i] ~ q16[i] * scale32[i / 32] (scale = max |x| / 32767 over the
-  // group, stored once per 32 values).
-  const float* by16;
-  const int16_t* q16;
-  const float* scale32;
-  // int8 per 32 values (the other quantized dtypes), prefill's rounding
-  // (QuantizeRowInt8): x ~ q8 * scale8 per block; the rounding error of
+  // int8 per 32 values, prefill's rounding (QuantizeRowInt8): x ~ q8 * scale8 per block; the rounding error of
   // the spiky blocks rounded again, r8 * rscale8 (rscale8 zero elsewhere);
   // sum8 and sum16_8 the sums of both rounded forms per block and per 16
   // values; spiky4 whether a group of kX8Pad blocks has a spiky one. The
@@ -73,66 +61,7 @@ namespace ck::qgemv::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 using DF = hn::CappedTag<float, 16>;
-using DI = hn::RebindToSigned<DF>;
-using DU8 = hn::Rebind<uint8_t, DF>;
-using DI8 = hn::Rebind<int8_t, DF>;
 using VF = hn::Vec<DF>;
-using VI = hn::Vec<DI>;
-
-// The integer path: int16 weights times int16 activations, pairs summed
-// into int32 lanes (vpmaddwd), 32 weights per AVX-512 instruction.
-using D16 = hn::CappedTag<int16_t, 32>;
-using D32 = hn::RepartitionToWide<D16>;
-using DF32 = hn::Rebind<float, D32>;
-using V16 = hn::Vec<D16>;
-using V32 = hn::Vec<D32>;
-using VF32 = hn::Vec<DF32>;
-
-HWY_INLINE V16 LoadI8To16(const int8_t* p) { return hn::PromoteTo(D16(), hn::LoadU(hn::Rebind<int8_t, D16>(), p)); }
-
-// sum += pairwise products of the int16 vector w and the int16 activations
-// at xq (any int16 vector width).
-template <class V>
-HWY_INLINE hn::Vec<hn::RepartitionToWide<hn::DFromV<V>>> MulAcc(V w, const int16_t* xq,
-                                                                hn::Vec<hn::RepartitionToWide<hn::DFromV<V>>> sum) {
-  using D = hn::DFromV<V>;
-#if HWY_TARGET == HWY_AVX3_DL
-  // One vpdpwssd (AVX512-VNNI, part of AVX3_DL) instead of vpmaddwd + vpaddd.
-  // Highway 1.0.3 has no op for it and its AVX3_DL target attribute lacks
-  // avx512vnni, so the intrinsic would not inline: asm, x read from memory.
-  struct X { int16_t v[hn::MaxLanes(D())]; };
-  auto acc = sum.raw;
-  if constexpr (sizeof(acc) == 64 || sizeof(acc) == 32) {
-    asm("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(w.raw), "m"(*reinterpret_cast<const X*>(xq)));
-    return decltype(sum){acc};
-  }
-#endif
-  // x86 keeps all in `sum` (RearrangeToOddPlusEven is the identity).
-  auto unused = hn::Zero(hn::RepartitionToWide<D>());
-  return hn::ReorderWidenMulAccumulate(hn::RepartitionToWide<D>(), w, hn::LoadU(D(), xq), sum, unused);
-}
-
-// Per-lane int16 values picked from a 16-byte table by a byte shuffle (one
-// instruction; the table is repeated in every 128-bit block): each int16
-// lane of `control` holds two byte indices, an index of 0x80 gives a zero
-// byte. This is how the kernels spread per-sub-block scales over lanes (and
-// map IQ4_NL's indices to its codebook). Any int16 vector width.
-template <class V>
-HWY_INLINE V ShuffleTable(const uint8_t* table, V control) {
-  using D = hn::DFromV<V>;
-#if HWY_TARGET == HWY_SCALAR
-  const int c = static_cast<uint16_t>(hn::GetLane(control));
-  const int lo = table[c & 0xF], hi = (c & 0x8000) ? 0 : table[(c >> 8) & 0xF];
-  return hn::Set(D(), static_cast<int16_t>(lo | hi << 8));
-#else
-  const hn::Repartition<uint8_t, D> du8;
-  return hn::BitCast(D(), hn::TableLookupBytesOr0(hn::LoadDup128(du8, table), hn::BitCast(du8, control)));
-#endif
-}
-
-// Lanes() bytes widened to int32.
-HWY_INLINE VI LoadU8(const uint8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DU8(), p)); }
-HWY_INLINE VI LoadI8(const int8_t* p) { return hn::PromoteTo(DI(), hn::LoadU(DI8(), p)); }
 
 HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 
@@ -150,9 +79,8 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 HWY_INLINE XSums VectorOf(const XSums& xs, int64_t cols, int64_t t) {
   auto at = [t](const auto* p, int64_t stride) { return p == nullptr ? p : p + t * stride; };
   const int64_t nb8 = X8Blocks(cols);
-  return {at(xs.by16, cols / 16), at(xs.q16, cols),        at(xs.scale32, cols / 32), at(xs.q8, cols),
-          at(xs.scale8, nb8),     at(xs.sum8, nb8),      at(xs.sum16_8, 2 * nb8),   at(xs.r8, cols),
-          at(xs.rscale8, nb8),    at(xs.spiky4, nb8 / kX8Pad)};
+  return {at(xs.q8, cols),       at(xs.scale8, nb8),  at(xs.sum8, nb8),     at(xs.sum16_8, 2 * nb8),
+          at(xs.r8, cols),       at(xs.rscale8, nb8), at(xs.spiky4, nb8 / kX8Pad)};
 }
 
 template <int kN>
@@ -275,9 +203,8 @@ struct Q45_KScales {
 }  // namespace ck::qgemv::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
-#include "kernels/gemv_kquant_low-inl.h"  // Q2_K, Q3_K
-#include "kernels/gemv_iq4_xs-inl.h"
 #include "kernels/gemv_int8-inl.h"  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL
+#include "kernels/gemv_int8_kquant-inl.h"  // Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS
 
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
@@ -393,8 +320,8 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
   ENTRY(Q4_1, Int8Kernel<BlockQ4_1>) ENTRY(Q5_0, Int8Kernel<BlockQ5_0>) ENTRY(Q5_1, Int8Kernel<BlockQ5_1>) \
   ENTRY(IQ4_NL, Int8Kernel<BlockIQ4_NL>) \
   ENTRY(Q4_K, Q45_KInt8Kernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KInt8Kernel<BlockQ5_K>)   \
-  ENTRY(Q6_K, Q6_KInt8Kernel) ENTRY(Q2_K, Q23_KKernel<BlockQ2_K>) ENTRY(Q3_K, Q23_KKernel<BlockQ3_K>) \
-  ENTRY(IQ4_XS, IQ4_XSKernel)
+  ENTRY(Q6_K, Scaled16Kernel<BlockQ6_K>) ENTRY(Q2_K, Scaled16Kernel<BlockQ2_K>) \
+  ENTRY(Q3_K, Scaled16Kernel<BlockQ3_K>) ENTRY(IQ4_XS, IQ4_XSInt8Kernel)
 
 #define CK_DEFINE_GEMV_ENTRY_POINT(name, K)                                                            \
   void GemvRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* x, \

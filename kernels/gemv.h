@@ -2,12 +2,9 @@
 // that read the quantized weights in place. Native dtypes: F32, F16, BF16,
 // Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS; anything
 // else, or cols not a multiple of the block size, throws std::runtime_error. Activations and results are fp32;
-// the products with block-quantized weights see the activations rounded:
-// to int8 per 32 values with a second pass on spiky blocks (x ~ q *
-// max|x|/127, kInt8SpikeRatio) in gemm, and in gemv of the 32-weight dtypes
-// (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL); to int16 per kInt16ActivationGroup
-// values (x ~ q * max|x|/32767) in gemv of the 256-weight ones
-// (docs/kernels.md).
+// the products with block-quantized weights see the activations rounded to
+// int8 per 32 values with a second pass on spiky blocks (x ~ q * max|x|/127,
+// kInt8SpikeRatio), in gemv and gemm alike (docs/kernels.md).
 #pragma once
 #include <cstdint>
 #include <span>
@@ -17,13 +14,8 @@
 
 namespace ck {
 
-// The group of activations that share one int16 scale. 128 lets Q6_K sum a
-// whole half block (128 weights) in int32 before scaling; the last group of
-// a row may be shorter (a multiple of 32).
-inline constexpr int64_t kInt16ActivationGroup = 128;
-
 // Blocks of 32 activations whose largest |x| exceeds this many times the
-// RMS of their row get a second int8 pass in gemm (their rounding error,
+// RMS of their row get a second int8 pass (their rounding error,
 // rounded again), so the massive activations of real models keep ~15-bit
 // precision where int8 loses the most; docs/kernels.md has the measurements
 // that chose 16 (KL divergence half of plain int8's, at 7 % of its time).

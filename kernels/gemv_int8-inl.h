@@ -1,25 +1,28 @@
-// Per-target decode GEMV of the 32-weight dtypes (Q8_0, Q4_0, Q4_1, Q5_0,
-// Q5_1, IQ4_NL) and of Q4_K and Q5_K (whose sub-blocks are 32 weights with
-// their own scale and minimum) with the activations rounded to int8 per 32 values, as
-// prefill's GEMM rounds them (QuantizeRowInt8, gemm_int8-inl.h), including
-// its second pass over the rounding error of the spiky blocks. Included by
-// gemv-inl.h (once per Highway target, inside its toggle guard).
+// Per-target decode GEMV of the block-quantized dtypes, with the
+// activations rounded to int8 per 32 values as prefill's GEMM rounds them
+// (QuantizeRowInt8, gemm_int8-inl.h), including its second pass over the
+// rounding error of the spiky blocks. Included by gemv-inl.h (once per
+// Highway target, inside its toggle guard). This file: the machinery and
+// the 32-weight dtypes (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL);
+// gemv_int8_kquant-inl.h: the K-quants and IQ4_XS.
 //
-// Why int8 and not gemv-inl.h's int16: a byte product takes 32 weights per
-// 256-bit instruction (vpdpbusd, or pmaddubsw + pmaddwd), twice what int16
-// takes; decode of a model that fits in the cache is compute-bound, and on
-// AVX2 int16 cost it 1.6-1.9x (docs/kernels.md).
+// Why bytes: a byte product takes 32 weights per 256-bit instruction
+// (vpdpbusd, or pmaddubsw + pmaddwd), twice what the int16 activations of
+// sessions 2-8 took; decode of a model that fits in the cache is
+// compute-bound, and on AVX2 int16 cost it 1.6-1.9x (docs/kernels.md).
 //
-// Per block k of a row (32 weights w = d * u + c, u the unsigned bytes of
-// decode_u8.h) and vector t (x ~ q * s per block):
-//   y += d * s * sum(u * q) + c * (sum of the rounded x)
-// and, in a spiky block, d * s' * sum(u * q') for the rounded residual q'
-// (its sum is in the block's sum of x already). Four blocks are reduced
-// together: their four int32 vectors become one vector of four block sums
-// (horizontal adds), converted and scaled by the four blocks' d * s in one
-// go, so the float work per block is a quarter of a conversion and two
-// multiply-adds. Q8_0 and IQ4_NL have signed q: VNNI multiplies q + 128
-// (c = -128 d), the pair-sum targets |q| by x with q's sign.
+// A row is cut into units of 32 weights, w = a * u + c per unit (u the
+// unsigned bytes of decode_u8.h; Q6_K, Q2_K and Q3_K: int16 scales per 16
+// weights multiply the byte pair sums, ScaledBytes). For vector t (x ~ q * s
+// per 32 values):
+//   y += a * s * sum(u * q) + c * (sum of the rounded x)
+// and, in a spiky unit, a * s' * sum(u * q') for the rounded residual q'
+// (its sum is in the unit's sum of x already). Four units are reduced
+// together: their four int32 vectors become one vector of four unit sums
+// (horizontal adds), converted and scaled by the four units' a * s in one
+// go, so the float work per unit is a quarter of a conversion and two
+// multiply-adds. Signed q (Q8_0, IQ4_NL, IQ4_XS): VNNI multiplies q + 128
+// (c = -128 a), the pair-sum targets |q| by x with q's sign.
 
 #if defined(CK_KERNELS_GEMV_INT8_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CK_KERNELS_GEMV_INT8_INL_H_
@@ -51,10 +54,11 @@ struct Int8BlockTraits {
 // lane by lane.
 template <class Block>
 struct Int8Kernel {
-  static constexpr bool kSuper = std::is_same_v<Block, BlockQ4_K> || std::is_same_v<Block, BlockQ5_K> ||
-                                 std::is_same_v<Block, BlockQ6_K>;
-  static constexpr int kWeights = kSuper ? kQK_K : kQK;
-  static constexpr int kUnit = std::is_same_v<Block, BlockQ6_K> ? 16 : kQK;
+  template <class... B>
+  static constexpr bool kIs = (std::is_same_v<Block, B> || ...);
+  static constexpr int kWeights =
+      kIs<BlockQ2_K, BlockQ3_K, BlockQ4_K, BlockQ5_K, BlockQ6_K, BlockIQ4_XS> ? kQK_K : kQK;
+  static constexpr int kUnit = kIs<BlockQ2_K, BlockQ3_K, BlockQ6_K> ? 16 : kQK;
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const auto* b = reinterpret_cast<const Block*>(row);
@@ -84,20 +88,26 @@ struct Int8Kernel {
     return s;
   }
   static DecodeU8Fn DecodeOf() {
-    if constexpr (std::is_same_v<Block, BlockQ8_0>) return decode_u8_q8_0;
-    if constexpr (std::is_same_v<Block, BlockQ4_0>) return decode_u8_q4_0;
-    if constexpr (std::is_same_v<Block, BlockQ4_1>) return decode_u8_q4_1;
-    if constexpr (std::is_same_v<Block, BlockQ5_0>) return decode_u8_q5_0;
-    if constexpr (std::is_same_v<Block, BlockQ5_1>) return decode_u8_q5_1;
-    if constexpr (std::is_same_v<Block, BlockQ4_K>) return decode_u8_q4_k;
-    if constexpr (std::is_same_v<Block, BlockQ5_K>) return decode_u8_q5_k;
-    if constexpr (std::is_same_v<Block, BlockQ6_K>) return decode_u8_q6_k;
+    if constexpr (kIs<BlockQ8_0>) return decode_u8_q8_0;
+    if constexpr (kIs<BlockQ4_0>) return decode_u8_q4_0;
+    if constexpr (kIs<BlockQ4_1>) return decode_u8_q4_1;
+    if constexpr (kIs<BlockQ5_0>) return decode_u8_q5_0;
+    if constexpr (kIs<BlockQ5_1>) return decode_u8_q5_1;
+    if constexpr (kIs<BlockQ2_K>) return decode_u8_q2_k;
+    if constexpr (kIs<BlockQ3_K>) return decode_u8_q3_k;
+    if constexpr (kIs<BlockQ4_K>) return decode_u8_q4_k;
+    if constexpr (kIs<BlockQ5_K>) return decode_u8_q5_k;
+    if constexpr (kIs<BlockQ6_K>) return decode_u8_q6_k;
+    if constexpr (kIs<BlockIQ4_XS>) return decode_u8_iq4_xs;
     return decode_u8_iq4_nl;
   }
 };
+// The names of the vector targets' kernels (gemv_int8_kquant-inl.h).
 template <class Block>
 using Q45_KInt8Kernel = Int8Kernel<Block>;
-using Q6_KInt8Kernel = Int8Kernel<BlockQ6_K>;
+template <class Block>
+using Scaled16Kernel = Int8Kernel<Block>;
+using IQ4_XSInt8Kernel = Int8Kernel<BlockIQ4_XS>;
 
 #else
 
@@ -302,6 +312,27 @@ HWY_INLINE void Nibbles(const uint8_t* p, VB* w) {
   }
 }
 
+// 32 weights from 16 bytes: value j the low nibble of qs[j], value j + 16
+// its high nibble (Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL and IQ4_XS's sub-blocks).
+HWY_INLINE void NibblePairs(const uint8_t* qs, VB* nib) {
+  const hn::CappedTag<uint8_t, 16> d16;
+  const hn::Repartition<uint16_t, decltype(d16)> dw;
+  const auto q = hn::LoadU(d16, qs);
+  const auto high = hn::BitCast(d16, hn::ShiftRight<4>(hn::BitCast(dw, q)));  // masked below
+#if HWY_TARGET <= HWY_AVX2
+  nib[0] = hn::Combine(DB(), high, q);
+#else
+  nib[0] = q;
+  nib[1] = high;
+#endif
+  for (size_t v = 0; v < kBlockVectors; ++v) nib[v] = hn::And(nib[v], hn::Set(DB(), 0xF));
+}
+
+// IQ4_NL's codebook value of each nibble (a byte shuffle).
+HWY_INLINE VBS Codebook(VB nibbles) {
+  return hn::TableLookupBytes(hn::LoadDup128(DBS(), kIQ4Values), hn::BitCast(DBS(), nibbles));
+}
+
 template <class Block>
 struct Int8Kernel {
   using T = Int8BlockTraits<Block>;
@@ -313,32 +344,21 @@ struct Int8Kernel {
                                                                       : 0.0f;
   static constexpr bool kHasOffset = T::kHasMin || kOffset != 0.0f;
 
-  // The 32 weights of a block: value j is the low nibble of qs[j], value
-  // j + 16 its high nibble; the 5-bit types add bit j of qh as bit 4.
+  // The 32 weights of a block (NibblePairs; the 5-bit types add bit j of
+  // qh as bit 4 of value j).
   static HWY_INLINE void Weights(const Block& b, W* w) {
     if constexpr (std::is_same_v<Block, BlockQ8_0>) {
       for (size_t v = 0; v < kBlockVectors; ++v) w[v] = hn::LoadU(DBS(), b.qs + v * kByteLanes);
     } else {
-      const hn::CappedTag<uint8_t, 16> d16;
-      const hn::Repartition<uint16_t, decltype(d16)> dw;
-      const auto q = hn::LoadU(d16, b.qs);
-      const auto high = hn::BitCast(d16, hn::ShiftRight<4>(hn::BitCast(dw, q)));  // masked below
       VB nib[kBlockVectors];
-#if HWY_TARGET <= HWY_AVX2
-      nib[0] = hn::Combine(DB(), high, q);
-#else
-      nib[0] = q;
-      nib[1] = high;
-#endif
+      NibblePairs(b.qs, nib);
       for (size_t v = 0; v < kBlockVectors; ++v) {
-        nib[v] = hn::And(nib[v], hn::Set(DB(), 0xF));
         if constexpr (T::kHighBit) {
           const auto bits = hn::LoadMaskBits(DB(), b.qh + v * kByteLanes / 8);
           nib[v] = hn::Or(nib[v], hn::IfThenElseZero(bits, hn::Set(DB(), 16)));
         }
         if constexpr (T::kCodebook) {
-          const auto table = hn::LoadDup128(DBS(), kIQ4Values);
-          w[v] = hn::TableLookupBytes(table, hn::BitCast(DBS(), nib[v]));
+          w[v] = Codebook(nib[v]);
         } else {
           w[v] = nib[v];
         }
@@ -403,128 +423,6 @@ struct Int8Kernel {
       default: break;
     }
     for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
-  }
-};
-
-// Q4_K and Q5_K: a super-block is eight units of 32, unit j = 2g + e the
-// low (e = 0) or high (e = 1) nibbles of qs[32g .. 32g + 32), Q5_K's fifth
-// bit j of qh[0 .. 32); w = d sc_j u - dmin m_j, so a = d sc_j and c =
-// -dmin m_j per unit, a group is a half super-block.
-template <class Block>
-struct Q45_KInt8Kernel {
-  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
-
-  template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const auto* blocks = reinterpret_cast<const Block*>(row);
-    const auto x = Vectors<kN>(xs, cols);
-    VQF acc[kN];
-    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
-    for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      const Block& b = blocks[k];
-      HWY_ALIGN uint8_t sc_m[16];
-      Q45_KScales::Unpack(b.scales, sc_m);
-      float dd[2];
-      LoadHalf2(&b.d, dd);
-      HWY_ALIGN float a[8], c[8];
-      Q45_KScales::ScaleBytes(sc_m, dd[0], a);
-      Q45_KScales::ScaleBytes(sc_m + 8, -dd[1], c);
-      for (int h = 0; h < 2; ++h) {
-        const auto unit = [&b, h](int j, VB* w) {
-          const int u = 4 * h + j;  // unit of the super-block
-          const uint8_t* q = b.qs + 32 * (u / 2);
-          if (u % 2 == 0) {
-            Nibbles<false>(q, w);
-          } else {
-            Nibbles<true>(q, w);
-          }
-          if constexpr (kHighBit) {
-            const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << u));
-            for (size_t v = 0; v < kBlockVectors; ++v) {
-              const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.qh + v * kByteLanes), bit), bit);
-              w[v] = hn::Or(w[v], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
-            }
-          }
-        };
-        AccumulateGroup<kN, kX8Group, VB, true>(unit, 8 * k + 4 * h, Coefficients4(a + 4 * h),
-                                                Coefficients4(c + 4 * h), x, acc);
-      }
-    }
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
-  }
-};
-
-// Q6_K: w = d sc_s (q - 32), 16 sub-blocks of 16 with int8 scales. A
-// group is a half super-block (its four quarters of 32 weights: in half h
-// the weights l, l+32, l+64, l+96 share ql[l], ql[l+32] and qh[l],
-// FORMATS.md); the scales multiply the pair sums (DotU8Scaled), so a = d
-// for every unit, and the -32 d sc_s offsets multiply the sums of x per 16.
-struct Q6_KInt8Kernel {
-  // Byte-shuffle controls that put the scale of quarter j's first sub-block
-  // (scales 2j, 2j+1 of a half's eight, as int16) in the int16 lanes of
-  // its first 16 weights and the second's in the rest (256-bit vectors).
-  alignas(32) static constexpr std::array<uint8_t, 4 * 32> kSpread = [] {
-    std::array<uint8_t, 4 * 32> c{};
-    for (int j = 0; j < 4; ++j) {
-      for (int i = 0; i < 32; ++i) c[static_cast<size_t>(32 * j + i)] = static_cast<uint8_t>(4 * j + 2 * (i / 16) + i % 2);
-    }
-    return c;
-  }();
-
-  // Quarter j of half h: q = (ql nibble) | (2 bits of qh) << 4.
-  static HWY_INLINE void Quarter(const BlockQ6_K& b, int h, int j, const int16_t* sc16, ScaledBytes* w) {
-    const hn::Repartition<uint16_t, DB> dw;
-    for (size_t v = 0; v < kBlockVectors; ++v) {
-      const auto ql = hn::BitCast(dw, hn::LoadU(DB(), b.ql + 64 * h + 32 * (j % 2) + v * kByteLanes));
-      const auto qh = hn::BitCast(dw, hn::LoadU(DB(), b.qh + 32 * h + v * kByteLanes));
-      const auto low = j < 2 ? ql : hn::ShiftRight<4>(ql);  // masked below
-      // Bits 2j, 2j+1 of qh to bits 4, 5 (16-bit shifts; the mask keeps
-      // each byte's own bits).
-      const auto high = j == 0 ? hn::ShiftLeft<4>(qh) : j == 1 ? hn::ShiftLeft<2>(qh) : j == 2 ? qh : hn::ShiftRight<2>(qh);
-      w[v].u = hn::Or(hn::And(hn::BitCast(DB(), low), hn::Set(DB(), 0x0F)),
-                      hn::And(hn::BitCast(DB(), high), hn::Set(DB(), 0x30)));
-#if HWY_TARGET <= HWY_AVX2
-      const auto scales = hn::LoadDup128(DB(), reinterpret_cast<const uint8_t*>(sc16 + 8 * h));
-      w[v].scale = hn::BitCast(DS16(), hn::TableLookupBytes(scales, hn::Load(DB(), kSpread.data() + 32 * j)));
-#else
-      w[v].scale = hn::Set(DS16(), sc16[8 * h + 2 * j + static_cast<int>(v)]);
-#endif
-    }
-  }
-
-  template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const hn::CappedTag<float, 16> df16;
-    const hn::Rebind<int32_t, decltype(df16)> di16;
-    const hn::Rebind<int8_t, decltype(df16)> di8;
-    const auto* blocks = reinterpret_cast<const BlockQ6_K*>(row);
-    const auto x = Vectors<kN>(xs, cols);
-    VQF acc[kN];
-    hn::Vec<decltype(df16)> offset[kN];
-    for (int t = 0; t < kN; ++t) {
-      acc[t] = hn::Zero(DQF());
-      offset[t] = hn::Zero(df16);
-    }
-    for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      const BlockQ6_K& b = blocks[k];
-      const float d = LoadHalf(&b.d);
-      HWY_ALIGN int16_t sc16[16];
-      for (int s = 0; s < 16; ++s) sc16[s] = b.scales[s];
-      // offset += sum_s sc_s * (sum of x over sub-block s); times -32 d below.
-      for (size_t i = 0; i < 16; i += hn::Lanes(df16)) {
-        const auto sc = hn::ConvertTo(df16, hn::PromoteTo(di16, hn::LoadU(di8, b.scales + i)));
-        const auto dsc = hn::Mul(sc, hn::Set(df16, d));
-        for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(dsc, hn::LoadU(df16, x[t].sum16_8 + 16 * k + i), offset[t]);
-      }
-      for (int h = 0; h < 2; ++h) {
-        const auto unit = [&b, h, &sc16](int j, ScaledBytes* w) { Quarter(b, h, j, sc16, w); };
-        AccumulateGroup<kN, kX8Group, ScaledBytes, false>(unit, 8 * k + 4 * h, hn::Set(DQF(), d), hn::Zero(DQF()), x,
-                                                          acc);
-      }
-    }
-    for (int t = 0; t < kN; ++t) {
-      out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) - 32.0f * hn::GetLane(hn::SumOfLanes(df16, offset[t]));
-    }
   }
 };
 

@@ -6,14 +6,11 @@
 // across blocks, so the rounding error stays a few ulps of the absolute sum
 // (measured worst case ~3e-7); a layout or indexing mistake errs by a sizeable
 // fraction of it.
-// The gemv of Q2_K, Q3_K and IQ4_XS multiplies x rounded to int16 per group of
-// kInt16ActivationGroup values (kernels/gemv.cc: x ~ q * s, s = max|x| / 32767):
-// each x_i is off by at most half a step s/2 (plus the fp32 rounding of x/s,
-// < 1 % of a step), so that product adds sum over groups g of
-// 0.51 * s_g * sum_{i in g} |w_i| to the bound.
-// gemm (prefill) of the block-quantized dtypes, and gemv of the others,
-// multiply integers too, with x rounded to int8 per 32 values (kernels/gemm_int8-inl.h: s = max|x| / 127):
-// the same argument gives sum over blocks of 0.51 * s_b * sum_{i in b} |w_i|,
+// gemv and gemm of the block-quantized dtypes multiply integers, with x
+// rounded to int8 per 32 values (kernels/gemm_int8-inl.h: x ~ q * s, s =
+// max|x| / 127): each x_i is off by at most half a step s/2 (plus the fp32
+// rounding of x/s, < 1 % of a step), which adds sum over blocks b of
+// 0.51 * s_b * sum_{i in b} |w_i| to the bound,
 // except for the spiky blocks (largest |x| above kInt8SpikeRatio times the
 // row's RMS), whose rounding error is rounded to int8 again and added: their
 // x are off by at most half a step of that second scale, which is at most
@@ -73,37 +70,23 @@ std::vector<float> random_vector(int64_t n, std::mt19937& rng) {
   return x;
 }
 
-// How the kernel rounded the activations: not at all (F32, F16, BF16), to
-// int16 per kInt16ActivationGroup (gemv) or to int8 per 32 (gemm).
-enum class XRounding { kNone, kInt16, kInt8 };
+// How the kernel rounded the activations: not at all (F32, F16, BF16) or to
+// int8 per 32 (the block-quantized dtypes, gemv and gemm alike).
+enum class XRounding { kNone, kInt8 };
 
 // Exact-ish y, the scale sum |w x| and the activation-rounding error bounds
 // (see the top of the file) per output.
 struct Reference {
-  std::vector<double> y, abs_sum, x16_bound, x8_bound;
+  std::vector<double> y, abs_sum, x8_bound;
   Reference first_rows(int64_t rows) const {
     auto head = [rows](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.begin() + rows); };
-    return {head(y), head(abs_sum), head(x16_bound), head(x8_bound)};
+    return {head(y), head(abs_sum), head(x8_bound)};
   }
-  double bound(size_t i, XRounding r) const {
-    return r == XRounding::kInt16 ? x16_bound[i] : r == XRounding::kInt8 ? x8_bound[i] : 0.0;
-  }
+  double bound(size_t i, XRounding r) const { return r == XRounding::kInt8 ? x8_bound[i] : 0.0; }
 };
 
-// Every native block-quantized dtype multiplies rounded activations: int8
-// as prefill's for the 32-weight ones and Q4_K, Q5_K, Q6_K
-// (gemv_int8-inl.h), int16 for Q2_K, Q3_K, IQ4_XS.
-XRounding gemv_rounding(DType dt) {
-  const int bs = traits(dt).block_size;
-  if (bs == 1) return XRounding::kNone;
-  const bool x8 = bs == 32 || dt == DType::Q4_K || dt == DType::Q5_K || dt == DType::Q6_K;
-  return x8 ? XRounding::kInt8 : XRounding::kInt16;
-}
-// gemm of at most kGemvBatchMax vectors runs gemv's kernels (gemv_batch).
-XRounding gemm_rounding(DType dt, int64_t n) {
-  if (n <= kGemvBatchMax) return gemv_rounding(dt);
-  return traits(dt).block_size > 1 ? XRounding::kInt8 : XRounding::kNone;
-}
+// Every native block-quantized dtype multiplies rounded activations.
+XRounding rounding(DType dt) { return traits(dt).block_size > 1 ? XRounding::kInt8 : XRounding::kNone; }
 
 // sum over groups of `width` values of 0.51 * (max |x| / levels) * sum |w|;
 // groups whose max |x| exceeds `spike` times the RMS of x have levels * 254.
@@ -126,8 +109,7 @@ double rounding_bound(const float* w, const float* x, int64_t cols, int64_t widt
 
 Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
   const size_t outputs = static_cast<size_t>(m.rows * n);
-  Reference ref{std::vector<double>(outputs), std::vector<double>(outputs), std::vector<double>(outputs),
-                std::vector<double>(outputs)};
+  Reference ref{std::vector<double>(outputs), std::vector<double>(outputs), std::vector<double>(outputs)};
   std::vector<float> row(static_cast<size_t>(m.cols));
   const size_t rb = row_bytes(traits(m.dt), m.cols);
   for (int64_t r = 0; r < m.rows; ++r) {
@@ -142,7 +124,6 @@ Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
       }
       ref.y[t * m.rows + r] = s;
       ref.abs_sum[t * m.rows + r] = a;
-      ref.x16_bound[t * m.rows + r] = rounding_bound(row.data(), x, m.cols, kInt16ActivationGroup, 32767.0);
       ref.x8_bound[t * m.rows + r] = rounding_bound(row.data(), x, m.cols, 32, 127.0, kInt8SpikeRatio);
     }
   }
@@ -211,10 +192,10 @@ TEST_CASE("gemv and gemm of every target match the reference", "[gemv]") {
           INFO(traits(dt).name << " " << rows << "x" << cols);
           std::vector<float> y(static_cast<size_t>(rows));
           gemv(dt, m.bytes.data(), rows, cols, X.data(), y.data());
-          check_close(y, ref1, gemv_rounding(dt));
+          check_close(y, ref1, rounding(dt));
           std::vector<float> Y(static_cast<size_t>(5 * rows));
           gemm(dt, m.bytes.data(), rows, cols, X.data(), 5, Y.data());
-          check_close(Y, ref5, gemm_rounding(dt, 5));
+          check_close(Y, ref5, rounding(dt));
         });
       }
     }
@@ -232,10 +213,10 @@ TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on
       INFO(traits(dt).name);
       std::vector<float> Y(static_cast<size_t>(19 * m.rows));
       gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 19, Y.data());
-      check_close(Y, ref, gemm_rounding(dt, 19));
+      check_close(Y, ref, rounding(dt));
       std::vector<float> y(static_cast<size_t>(m.rows));
       gemv(dt, m.bytes.data(), m.rows, m.cols, X.data(), y.data());
-      check_close(y, ref.first_rows(m.rows), gemv_rounding(dt));
+      check_close(y, ref.first_rows(m.rows), rounding(dt));
     });
   }
 }
@@ -245,7 +226,8 @@ TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on
 // bound assumes (without it their error is ~250 times larger).
 TEST_CASE("gemm and gemv of spiky activations keep their precision on every target", "[gemv][gemm]") {
   std::mt19937 rng(21);
-  for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+  for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K,
+                   DType::Q5_K, DType::Q6_K, DType::IQ4_XS}) {
     const Matrix m = random_matrix(dt, 37, 1024, rng);  // a partial row group on every target
     std::vector<float> X = random_vector(13 * m.cols, rng);
     // Above kInt8SpikeRatio (16) times the row's RMS, which they raise to 12-15.
@@ -263,9 +245,9 @@ TEST_CASE("gemm and gemv of spiky activations keep their precision on every targ
       // Decode: one vector, and three together (gemv_batch).
       std::vector<float> y(static_cast<size_t>(3 * m.rows));
       gemv(dt, m.bytes.data(), m.rows, m.cols, X.data(), y.data());
-      check_close(std::vector<float>(y.begin(), y.begin() + m.rows), ref.first_rows(m.rows), gemv_rounding(dt));
+      check_close(std::vector<float>(y.begin(), y.begin() + m.rows), ref.first_rows(m.rows), rounding(dt));
       gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 3, y.data());
-      check_close(y, ref.first_rows(3 * m.rows), gemv_rounding(dt));
+      check_close(y, ref.first_rows(3 * m.rows), rounding(dt));
     });
   }
 }
@@ -297,7 +279,7 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
       INFO(t.name);
       std::vector<float> Y(static_cast<size_t>(3 * rows));
       gemm(dt, m.bytes.data(), rows, cols, X.data(), 3, Y.data());
-      check_close(Y, ref, gemm_rounding(dt, 3));
+      check_close(Y, ref, rounding(dt));
     });
   }
 }
@@ -320,7 +302,7 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
     gemv_multi(outs, cols, x.data());
     for (size_t i = 0; i < std::size(mats); ++i) {
       INFO(traits(mats[i].dt).name);
-      check_close(ys[i], reference_gemm(mats[i], x.data(), 1), gemv_rounding(mats[i].dt));
+      check_close(ys[i], reference_gemm(mats[i], x.data(), 1), rounding(mats[i].dt));
     }
   });
 }
@@ -371,7 +353,7 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
     gemm_multi(outs, cols, X.data(), n);
     for (size_t i = 0; i < std::size(mats); ++i) {
       INFO(traits(mats[i].dt).name);
-      check_close(ys[i], reference_gemm(mats[i], X.data(), n), gemm_rounding(mats[i].dt, n));
+      check_close(ys[i], reference_gemm(mats[i], X.data(), n), rounding(mats[i].dt));
     }
   });
 }
@@ -399,7 +381,7 @@ TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding and Q4_1 ffn_down, stor
     for_each_target([&] {
       std::vector<float> Y(static_cast<size_t>(3 * m.rows));
       gemm(m.dt, m.bytes.data(), m.rows, m.cols, X.data(), 3, Y.data());
-      check_close(Y, ref, gemm_rounding(m.dt, 3));
+      check_close(Y, ref, rounding(m.dt));
     });
   }
 }

@@ -1,0 +1,242 @@
+// Per-target decode GEMV of the K-quants (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) and
+// IQ4_XS with int8 activations: gemv_int8-inl.h's units of 32 weights and
+// groups of four (a group is a half super-block). Included by gemv-inl.h
+// after gemv_int8-inl.h (once per Highway target, inside its toggle guard);
+// the portable target runs gemv_int8-inl.h's decode_u8 kernel instead.
+
+#if defined(CK_KERNELS_GEMV_INT8_KQUANT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CK_KERNELS_GEMV_INT8_KQUANT_INL_H_
+#undef CK_KERNELS_GEMV_INT8_KQUANT_INL_H_
+#else
+#define CK_KERNELS_GEMV_INT8_KQUANT_INL_H_
+#endif
+
+#if HWY_TARGET != HWY_SCALAR
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+
+// Q4_K and Q5_K: a super-block is eight units of 32, unit j = 2g + e the
+// low (e = 0) or high (e = 1) nibbles of qs[32g .. 32g + 32), Q5_K's fifth
+// bit j of qh[0 .. 32); w = d sc_j u - dmin m_j, so a = d sc_j and c =
+// -dmin m_j per unit.
+template <class Block>
+struct Q45_KInt8Kernel {
+  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
+
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+    const auto* blocks = reinterpret_cast<const Block*>(row);
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      const Block& b = blocks[k];
+      HWY_ALIGN uint8_t sc_m[16];
+      Q45_KScales::Unpack(b.scales, sc_m);
+      float dd[2];
+      LoadHalf2(&b.d, dd);
+      HWY_ALIGN float a[8], c[8];
+      Q45_KScales::ScaleBytes(sc_m, dd[0], a);
+      Q45_KScales::ScaleBytes(sc_m + 8, -dd[1], c);
+      for (int h = 0; h < 2; ++h) {
+        const auto unit = [&b, h](int j, VB* w) {
+          const int u = 4 * h + j;  // unit of the super-block
+          const uint8_t* q = b.qs + 32 * (u / 2);
+          if (u % 2 == 0) {
+            Nibbles<false>(q, w);
+          } else {
+            Nibbles<true>(q, w);
+          }
+          if constexpr (kHighBit) {
+            const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << u));
+            for (size_t v = 0; v < kBlockVectors; ++v) {
+              const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.qh + v * kByteLanes), bit), bit);
+              w[v] = hn::Or(w[v], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
+            }
+          }
+        };
+        AccumulateGroup<kN, kX8Group, VB, true>(unit, 8 * k + 4 * h, Coefficients4(a + 4 * h),
+                                                Coefficients4(c + 4 * h), x, acc);
+      }
+    }
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+  }
+};
+
+// Q6_K, Q2_K and Q3_K: 16 sub-blocks of 16 weights with int16 scales sc_s.
+// In half h the weights 128h + 32j + l (quarter j, l < 32) lie in sub-block
+// 8h + 2j + l/16 and share their bytes across the quarters (FORMATS.md):
+//   Q6_K: w = d sc_s (u - 32), u = 4 bits of ql[64h + 32(j%2) + l] (low
+//         nibble for j < 2) | 2 bits (2j) of qh[32h + l] << 4;
+//   Q2_K: w = d (sc_s & 15) u - dmin (sc_s >> 4), u = bits 2j of qs[32h + l];
+//   Q3_K: w = d sc_s (u - 4), u = bits 2j of qs[32h + l] | bit 4h + j of
+//         hmask[l] << 2, sc_s = q3_k_scale (signed).
+// The scales multiply the byte pair sums (DotU8Scaled), so a = d for every
+// unit; the offsets (-32 d sc_s, -dmin m_s, -4 d sc_s) multiply the sums
+// of x per 16.
+template <class Block>
+struct Scaled16Kernel {
+  static constexpr bool kQ6 = std::is_same_v<Block, BlockQ6_K>;
+  static constexpr bool kQ3 = std::is_same_v<Block, BlockQ3_K>;
+
+  // Byte-shuffle controls that put the scale of quarter j's first sub-block
+  // (scales 2j, 2j+1 of a half's eight, as int16) in the int16 lanes of
+  // its first 16 weights and the second's in the rest (one 256-bit vector,
+  // or two of 128 bits).
+  alignas(32) static constexpr std::array<uint8_t, 4 * 32> kSpread = [] {
+    std::array<uint8_t, 4 * 32> c{};
+    for (int j = 0; j < 4; ++j) {
+      for (int i = 0; i < 32; ++i) {
+        c[static_cast<size_t>(32 * j + i)] = static_cast<uint8_t>(4 * j + 2 * (i / 16) + i % 2);
+      }
+    }
+    return c;
+  }();
+
+  // The bytes u of quarter j of half h (16-bit shifts: each byte keeps its
+  // own bits under the masks).
+  static HWY_INLINE VB Quarter(const Block& b, int h, int j, size_t v) {
+    const hn::Repartition<uint16_t, DB> dw;
+    if constexpr (kQ6) {
+      const auto ql = hn::BitCast(dw, hn::LoadU(DB(), b.ql + 64 * h + 32 * (j % 2) + v * kByteLanes));
+      const auto qh = hn::BitCast(dw, hn::LoadU(DB(), b.qh + 32 * h + v * kByteLanes));
+      const auto low = j < 2 ? ql : hn::ShiftRight<4>(ql);
+      const auto high = j == 0 ? hn::ShiftLeft<4>(qh) : j == 1 ? hn::ShiftLeft<2>(qh) : j == 2 ? qh : hn::ShiftRight<2>(qh);
+      return hn::Or(hn::And(hn::BitCast(DB(), low), hn::Set(DB(), 0x0F)),
+                    hn::And(hn::BitCast(DB(), high), hn::Set(DB(), 0x30)));
+    } else {
+      const auto qs = hn::BitCast(dw, hn::LoadU(DB(), b.qs + 32 * h + v * kByteLanes));
+      VB u = hn::And(hn::BitCast(DB(), hn::ShiftRightSame(qs, 2 * j)), hn::Set(DB(), 3));
+      if constexpr (kQ3) {
+        const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << (4 * h + j)));
+        const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.hmask + v * kByteLanes), bit), bit);
+        u = hn::Or(u, hn::IfThenElseZero(set, hn::Set(DB(), 4)));
+      }
+      return u;
+    }
+  }
+
+  // The 16 sub-block scales (sc) and Q2_K's minimums (m) as signed bytes,
+  // each array written by one vector store: the vector loads from them
+  // below are then forwarded from that store (scalar stores of the values
+  // made every later vector load wait for them, and cost Q6_K a third of
+  // its speed).
+  static HWY_INLINE void Scales(const Block& b, int8_t* sc, int8_t* m) {
+    const hn::Full128<int8_t> d8;
+    const hn::Full128<uint8_t> du8;
+    if constexpr (kQ6) {
+      hn::Store(hn::LoadU(d8, b.scales), d8, sc);
+    } else if constexpr (kQ3) {
+      // 6-bit values + 32: the low nibbles from scales[0..7], the top two
+      // bits from scales[8..11] (four per byte), unpacked four at a time in
+      // 32-bit words, as ggml does (q3_k_scale's order).
+      uint32_t w[3];
+      std::memcpy(w, b.scales, sizeof(w));
+      constexpr uint32_t kLow = 0x0F0F0F0Fu, kTop = 0x03030303u;
+      const __m128i packed = _mm_setr_epi32(static_cast<int>((w[0] & kLow) | ((w[2] & kTop) << 4)),
+                                            static_cast<int>((w[1] & kLow) | (((w[2] >> 2) & kTop) << 4)),
+                                            static_cast<int>(((w[0] >> 4) & kLow) | (((w[2] >> 4) & kTop) << 4)),
+                                            static_cast<int>(((w[1] >> 4) & kLow) | (((w[2] >> 6) & kTop) << 4)));
+      hn::Store(hn::Sub(hn::Vec<decltype(d8)>{packed}, hn::Set(d8, 32)), d8, sc);
+    } else {
+      const auto raw = hn::LoadU(du8, b.scales);
+      hn::Store(hn::BitCast(d8, hn::And(raw, hn::Set(du8, 0xF))), d8, sc);
+      hn::Store(hn::BitCast(d8, hn::ShiftRight<4>(raw)), d8, m);
+    }
+  }
+
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+    const hn::CappedTag<float, 16> df16;
+    const hn::Rebind<int32_t, decltype(df16)> di32;
+    const hn::Rebind<int8_t, decltype(df16)> di8;
+    const hn::Full128<int16_t> d16x8;
+    const hn::Rebind<int8_t, decltype(d16x8)> d8x8;
+    const auto* blocks = reinterpret_cast<const Block*>(row);
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN];
+    hn::Vec<decltype(df16)> offset[kN];
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = hn::Zero(DQF());
+      offset[t] = hn::Zero(df16);
+    }
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      const Block& b = blocks[k];
+      const float d = LoadHalf(&b.d);
+      HWY_ALIGN int8_t sc[16], m[16];
+      Scales(b, sc, m);
+      // The offsets: -32 d sc_s (Q6_K), -4 d sc_s (Q3_K), -dmin m_s (Q2_K),
+      // times the sums of x over each sub-block.
+      const int8_t* per_sub = kQ6 || kQ3 ? sc : m;
+      float factor;
+      if constexpr (kQ6 || kQ3) {
+        factor = (kQ6 ? -32.0f : -4.0f) * d;
+      } else {
+        factor = -LoadHalf(&b.dmin);
+      }
+      for (size_t i = 0; i < 16; i += hn::Lanes(df16)) {
+        const auto o = hn::Mul(hn::ConvertTo(df16, hn::PromoteTo(di32, hn::LoadU(di8, per_sub + i))),
+                               hn::Set(df16, factor));
+        for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(o, hn::LoadU(df16, x[t].sum16_8 + 16 * k + i), offset[t]);
+      }
+      for (int h = 0; h < 2; ++h) {
+        // The half's eight scales as int16, in every 128 bits: the table of
+        // the kSpread shuffles.
+        const auto half = hn::PromoteTo(d16x8, hn::LoadU(d8x8, sc + 8 * h));
+#if HWY_TARGET <= HWY_AVX2
+        const VB table = hn::BitCast(DB(), hn::Combine(DS16(), half, half));
+#else
+        const VB table = hn::BitCast(DB(), half);
+#endif
+        const auto unit = [&b, h, table](int j, ScaledBytes* w) {
+          for (size_t v = 0; v < kBlockVectors; ++v) {
+            w[v].u = Quarter(b, h, j, v);
+            const VB control = hn::Load(DB(), kSpread.data() + 32 * j + v * kByteLanes);
+            w[v].scale = hn::BitCast(DS16(), hn::TableLookupBytes(table, control));
+          }
+        };
+        AccumulateGroup<kN, kX8Group, ScaledBytes, false>(unit, 8 * k + 4 * h, hn::Set(DQF(), d), hn::Zero(DQF()), x,
+                                                          acc);
+      }
+    }
+    for (int t = 0; t < kN; ++t) {
+      out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) + hn::GetLane(hn::SumOfLanes(df16, offset[t]));
+    }
+  }
+};
+
+// IQ4_XS: eight units of 32 per super-block, each an IQ4_NL block's nibbles
+// (NibblePairs of qs[16j ..]) through the codebook; a = d (ls_j - 32),
+// signed bytes as Q8_0's (c = -128 a on VNNI).
+struct IQ4_XSInt8Kernel {
+  template <int kN>
+  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+    const auto* blocks = reinterpret_cast<const BlockIQ4_XS*>(row);
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      const BlockIQ4_XS& b = blocks[k];
+      const float d = LoadHalf(&b.d);
+      HWY_ALIGN float a[8];
+      for (int s = 0; s < 8; ++s) a[s] = d * static_cast<float>(iq4_xs_scale(s, b));
+      for (int h = 0; h < 2; ++h) {
+        const auto unit = [&b, h](int j, VBS* w) {
+          VB nib[kBlockVectors];
+          NibblePairs(b.qs + 16 * (4 * h + j), nib);
+          for (size_t v = 0; v < kBlockVectors; ++v) w[v] = Codebook(nib[v]);
+        };
+        const VQF av = Coefficients4(a + 4 * h);
+        AccumulateGroup<kN, kX8Group, VBS, kSignedOffset != 0.0f>(unit, 8 * k + 4 * h, av,
+                                                                  hn::Mul(av, hn::Set(DQF(), kSignedOffset)), x, acc);
+      }
+    }
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+  }
+};
+
+}  // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+#endif  // HWY_TARGET != HWY_SCALAR
+
+#endif  // CK_KERNELS_GEMV_INT8_KQUANT_INL_H_
