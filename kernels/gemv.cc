@@ -85,15 +85,6 @@ void check_matrix_args(DType dt, int64_t rows, int64_t cols, const char* fn) {
   }
 }
 
-namespace {
-
-// Rows [begin, end) of `rows` that thread `tid` of `nth` takes.
-std::pair<int64_t, int64_t> share(int64_t rows, int tid, int nth) {
-  return {rows * tid / nth, rows * (tid + 1) / nth};
-}
-
-}  // namespace
-
 int threads_for(int64_t work) { return work >= kMinParallelWeights ? omp_get_max_threads() : 1; }
 
 void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, float* y) {
@@ -183,12 +174,22 @@ void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   bool quantized = false;
   for (const GemvOutput& o : outputs) quantized |= traits(o.dtype).block_size > 1;
   const qgemv::XSums xs = quantized ? act.prepare(X, cols, n) : qgemv::XSums{};
-  for (const GemvOutput& o : outputs) {
-    const auto [r0, r1] = team.share(o.rows);
+  // The rows go out in chunks, about eight per thread and matrix, to
+  // whichever thread asks first: a thread slowed by other load (a busy
+  // host) takes fewer, where a static split left the other thread waiting
+  // at the barrier. Every row is computed alike whoever takes it.
+  const int64_t per_thread = 8 * int64_t{team.size()};
+  int64_t chunks = 0;
+  for (const GemvOutput& o : outputs) chunks += std::min(o.rows, per_thread);
+  team.for_dynamic(chunks, [&](int64_t i) {
+    size_t k = 0;
+    while (i >= std::min(outputs[k].rows, per_thread)) i -= std::min(outputs[k++].rows, per_thread);
+    const GemvOutput& o = outputs[k];
+    const int64_t parts = std::min(o.rows, per_thread);
+    const int64_t r0 = o.rows * i / parts, r1 = o.rows * (i + 1) / parts;
     qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,
                                  X, xs, n, o.y, o.rows);
-  }
-  team.barrier();
+  });
 }
 
 void gemm_float(Team& team, DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n,
