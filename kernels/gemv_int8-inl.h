@@ -246,10 +246,10 @@ HWY_INLINE VQ UnitSum(const ScaledBytes* w, const int8_t* x) {
 }
 
 // s[t] = the sums of unit j (unit(j, w) gives its weights) with the
-// activations xq[t] + 32 j; zero if j >= kValid.
-template <int kN, int kValid, class W, class UnitFn>
-HWY_INLINE void UnitSums(const UnitFn& unit, int j, const int8_t* const* xq, VQ* s) {
-  if (j >= kValid) {
+// activations xq[t] + 32 j; zero if j >= valid.
+template <int kN, class W, class UnitFn>
+HWY_INLINE void UnitSums(const UnitFn& unit, int j, int64_t valid, const int8_t* const* xq, VQ* s) {
+  if (j >= valid) {
     for (int t = 0; t < kN; ++t) s[t] = hn::Zero(DQ());
     return;
   }
@@ -258,32 +258,32 @@ HWY_INLINE void UnitSums(const UnitFn& unit, int j, const int8_t* const* xq, VQ*
   for (int t = 0; t < kN; ++t) s[t] = UnitSum(w, xq[t] + j * kQK);
 }
 
-// sums[t] = the sums of four units (the first kValid of them) with the
+// sums[t] = the sums of four units (the first `valid` of them) with the
 // activations xq[t], reduced to one lane per unit (Coefficients4's layout).
 // Straight-line code: as a loop over the units GCC kept the loop and its
 // branches, and decode was 20 % slower than with int16 activations.
-template <int kN, int kValid, class W, class UnitFn>
-HWY_INLINE void GroupSums(const UnitFn& unit, const int8_t* const* xq, VQ* sums) {
+template <int kN, class W, class UnitFn>
+HWY_INLINE void GroupSums(const UnitFn& unit, int64_t valid, const int8_t* const* xq, VQ* sums) {
   static_assert(kX8Group == 4, "two pairs");
   VQ s0[kN], s1[kN], first[kN];
-  UnitSums<kN, kValid, W>(unit, 0, xq, s0);
-  UnitSums<kN, kValid, W>(unit, 1, xq, s1);
+  UnitSums<kN, W>(unit, 0, valid, xq, s0);
+  UnitSums<kN, W>(unit, 1, valid, xq, s1);
   for (int t = 0; t < kN; ++t) first[t] = AddPairs(s0[t], s1[t]);
-  UnitSums<kN, kValid, W>(unit, 2, xq, s0);
-  UnitSums<kN, kValid, W>(unit, 3, xq, s1);
+  UnitSums<kN, W>(unit, 2, valid, xq, s0);
+  UnitSums<kN, W>(unit, 3, valid, xq, s1);
   for (int t = 0; t < kN; ++t) sums[t] = AddPairs(first[t], AddPairs(s0[t], s1[t]));
 }
 
 // acc[t] += a * s * sum(u * q) + c * (sum of x), and a * s' * sum(u * q')
 // where a unit is spiky, for the four units that start at unit k0 of the
 // row (a, c in Coefficients4's layout; c unused unless kHasOffset).
-template <int kN, int kValid, class W, bool kHasOffset, class UnitFn>
-HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, VQF a, VQF c, const std::array<XSums, kN>& x,
-                                VQF* acc) {
+template <int kN, class W, bool kHasOffset, class UnitFn>
+HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, VQF a, VQF c,
+                                const std::array<XSums, kN>& x, VQF* acc) {
   const int8_t* xq[kN];
   for (int t = 0; t < kN; ++t) xq[t] = x[t].q8 + k0 * kQK;
   VQ sums[kN];
-  GroupSums<kN, kValid, W>(unit, xq, sums);
+  GroupSums<kN, W>(unit, valid, xq, sums);
   for (int t = 0; t < kN; ++t) {
     const VQF products = hn::Mul(hn::ConvertTo(DQF(), sums[t]), Coefficients4(x[t].scale8 + k0));
     acc[t] = hn::MulAdd(a, products, acc[t]);
@@ -291,7 +291,7 @@ HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, VQF a, VQF c, co
     if (x[t].spiky4[k0 / kX8Group]) {
       const int8_t* rq = x[t].r8 + k0 * kQK;
       VQ rsum;
-      GroupSums<1, kValid, W>(unit, &rq, &rsum);
+      GroupSums<1, W>(unit, valid, &rq, &rsum);
       acc[t] = hn::MulAdd(a, hn::Mul(hn::ConvertTo(DQF(), rsum), Coefficients4(x[t].rscale8 + k0)), acc[t]);
     }
   }
@@ -366,16 +366,17 @@ struct Int8Kernel {
     }
   }
 
-  // d (and c) of blocks b[0..kValid) in Coefficients4's layout; zero for
+  // d (and c) of blocks b[0..valid) in Coefficients4's layout; zero for
   // the missing ones. The fp16 d (and m) of four blocks are gathered into
   // one register and converted together.
-  template <int kValid>
-  static HWY_INLINE void Scales(const Block* b, VQF& d, VQF& c) {
+  static HWY_INLINE void Scales(const Block* b, int64_t valid, VQF& d, VQF& c) {
 #if HWY_TARGET <= HWY_AVX2
     // The first four bytes of every block: d and m, or d and two bytes that
     // the even lanes below leave out.
     uint32_t dm[kX8Group] = {};
-    for (int j = 0; j < kValid; ++j) std::memcpy(&dm[j], &b[j].d, 4);
+    for (int j = 0; j < kX8Group; ++j) {
+      if (j < valid) std::memcpy(&dm[j], &b[j].d, 4);
+    }
     const __m128i packed = _mm_set_epi32(static_cast<int>(dm[3]), static_cast<int>(dm[2]), static_cast<int>(dm[1]),
                                          static_cast<int>(dm[0]));
     const hn::Rebind<hwy::float16_t, DQF> dh;
@@ -386,7 +387,7 @@ struct Int8Kernel {
     if constexpr (T::kHasMin) c = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kOdd));
 #else
     HWY_ALIGN float ds[kX8Group] = {}, ms[kX8Group] = {};
-    for (int j = 0; j < kValid; ++j) {
+    for (int j = 0; j < valid; ++j) {
       ds[j] = LoadHalf(&b[j].d);
       if constexpr (T::kHasMin) ms[j] = LoadHalf(&b[j].m);
     }
@@ -396,15 +397,16 @@ struct Int8Kernel {
     if constexpr (!T::kHasMin) c = hn::Mul(d, hn::Set(DQF(), kOffset));
   }
 
-  // Blocks k0 .. k0 + kValid; kValid is a constant so that a row's last,
-  // partial group (SmolLM2's rows of 18 blocks end with two) runs without a
-  // branch per block.
-  template <int kN, int kValid>
-  static HWY_INLINE void Group(const Block* b, int64_t k0, const std::array<XSums, kN>& x, VQF* acc) {
+  // Blocks k0 .. k0 + valid (at most four). Inlined twice: with valid the
+  // constant 4 for the full groups (no branch per block), and once more for
+  // a row's last, partial group (SmolLM2's rows of 18 blocks end with two).
+  template <int kN>
+  static HWY_INLINE void Group(const Block* b, int64_t k0, int64_t valid, const std::array<XSums, kN>& x,
+                               VQF* acc) {
     VQF d, c;
-    Scales<kValid>(b + k0, d, c);
+    Scales(b + k0, valid, d, c);
     const auto unit = [b, k0](int j, W* w) { Weights(b[k0 + j], w); };
-    AccumulateGroup<kN, kValid, W, kHasOffset>(unit, k0, d, c, x, acc);
+    AccumulateGroup<kN, W, kHasOffset>(unit, k0, valid, d, c, x, acc);
   }
 
   template <int kN>
@@ -415,13 +417,8 @@ struct Int8Kernel {
     VQF acc[kN];
     for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
     int64_t k0 = 0;
-    for (; k0 + kX8Group <= nb; k0 += kX8Group) Group<kN, kX8Group>(b, k0, x, acc);
-    switch (nb - k0) {
-      case 1: Group<kN, 1>(b, k0, x, acc); break;
-      case 2: Group<kN, 2>(b, k0, x, acc); break;
-      case 3: Group<kN, 3>(b, k0, x, acc); break;
-      default: break;
-    }
+    for (; k0 + kX8Group <= nb; k0 += kX8Group) Group<kN>(b, k0, kX8Group, x, acc);
+    if (k0 < nb) Group<kN>(b, k0, nb - k0, x, acc);
     for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
   }
 };

@@ -55,7 +55,7 @@ struct Q45_KInt8Kernel {
             }
           }
         };
-        AccumulateGroup<kN, kX8Group, VB, true>(unit, 8 * k + 4 * h, Coefficients4(a + 4 * h),
+        AccumulateGroup<kN, VB, true>(unit, 8 * k + 4 * h, kX8Group, Coefficients4(a + 4 * h),
                                                 Coefficients4(c + 4 * h), x, acc);
       }
     }
@@ -195,7 +195,7 @@ struct Scaled16Kernel {
             w[v].scale = hn::BitCast(DS16(), hn::TableLookupBytes(table, control));
           }
         };
-        AccumulateGroup<kN, kX8Group, ScaledBytes, false>(unit, 8 * k + 4 * h, hn::Set(DQF(), d), hn::Zero(DQF()), x,
+        AccumulateGroup<kN, ScaledBytes, false>(unit, 8 * k + 4 * h, kX8Group, hn::Set(DQF(), d), hn::Zero(DQF()), x,
                                                           acc);
       }
     }
@@ -227,7 +227,7 @@ struct IQ4_XSInt8Kernel {
           for (size_t v = 0; v < kBlockVectors; ++v) w[v] = Codebook(nib[v]);
         };
         const VQF av = Coefficients4(a + 4 * h);
-        AccumulateGroup<kN, kX8Group, VBS, kSignedOffset != 0.0f>(unit, 8 * k + 4 * h, av,
+        AccumulateGroup<kN, VBS, kSignedOffset != 0.0f>(unit, 8 * k + 4 * h, kX8Group, av,
                                                                   hn::Mul(av, hn::Set(DQF(), kSignedOffset)), x, acc);
       }
     }
