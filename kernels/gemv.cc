@@ -7,8 +7,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -178,15 +176,16 @@ void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   // whichever thread asks first: a thread slowed by other load (a busy
   // host) takes fewer, where a static split left the other thread waiting
   // at the barrier. Every row is computed alike whoever takes it.
-  const int64_t per_thread = 8 * int64_t{team.size()};
+  const auto parts = [per_thread = 8 * int64_t{team.size()}](const GemvOutput& o) {
+    return std::min(o.rows, per_thread);
+  };
   int64_t chunks = 0;
-  for (const GemvOutput& o : outputs) chunks += std::min(o.rows, per_thread);
+  for (const GemvOutput& o : outputs) chunks += parts(o);
   team.for_dynamic(chunks, [&](int64_t i) {
     size_t k = 0;
-    while (i >= std::min(outputs[k].rows, per_thread)) i -= std::min(outputs[k++].rows, per_thread);
+    while (i >= parts(outputs[k])) i -= parts(outputs[k++]);
     const GemvOutput& o = outputs[k];
-    const int64_t parts = std::min(o.rows, per_thread);
-    const int64_t r0 = o.rows * i / parts, r1 = o.rows * (i + 1) / parts;
+    const int64_t r0 = o.rows * i / parts(o), r1 = o.rows * (i + 1) / parts(o);
     qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,
                                  X, xs, n, o.y, o.rows);
   });

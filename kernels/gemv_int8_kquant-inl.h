@@ -15,6 +15,19 @@
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
 
+// out[t] = dot(row, vector t) for the 256-weight Block: super_block(b, k,
+// x, acc) adds super-block k's products to acc[t].
+template <int kN, class Block, class SuperBlockFn>
+HWY_INLINE void SuperBlockDot(const uint8_t* row, int64_t cols, const XSums& xs, float* out,
+                              const SuperBlockFn& super_block) {
+  const auto* blocks = reinterpret_cast<const Block*>(row);
+  const auto x = Vectors<kN>(xs, cols);
+  VQF acc[kN];
+  for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
+  for (int64_t k = 0; k < cols / kQK_K; ++k) super_block(blocks[k], k, x, acc);
+  for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+}
+
 // Q4_K and Q5_K: a super-block is eight units of 32, unit j = 2g + e the
 // low (e = 0) or high (e = 1) nibbles of qs[32g .. 32g + 32), Q5_K's fifth
 // bit j of qh[0 .. 32); w = d sc_j u - dmin m_j, so a = d sc_j and c =
@@ -25,12 +38,7 @@ struct Q45_KInt8Kernel {
 
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const auto* blocks = reinterpret_cast<const Block*>(row);
-    const auto x = Vectors<kN>(xs, cols);
-    VQF acc[kN];
-    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
-    for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      const Block& b = blocks[k];
+    SuperBlockDot<kN, Block>(row, cols, xs, out, [](const Block& b, int64_t k, const auto& x, VQF* acc) {
       HWY_ALIGN uint8_t sc_m[16];
       Q45_KScales::Unpack(b.scales, sc_m);
       float dd[2];
@@ -56,10 +64,9 @@ struct Q45_KInt8Kernel {
           }
         };
         AccumulateGroup<kN, VB, true>(unit, 8 * k + 4 * h, kX8Group, Coefficients4(a + 4 * h),
-                                                Coefficients4(c + 4 * h), x, acc);
+                                      Coefficients4(c + 4 * h), x, acc);
       }
-    }
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+    });
   }
 };
 
@@ -211,12 +218,7 @@ struct Scaled16Kernel {
 struct IQ4_XSInt8Kernel {
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const auto* blocks = reinterpret_cast<const BlockIQ4_XS*>(row);
-    const auto x = Vectors<kN>(xs, cols);
-    VQF acc[kN];
-    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
-    for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      const BlockIQ4_XS& b = blocks[k];
+    SuperBlockDot<kN, BlockIQ4_XS>(row, cols, xs, out, [](const BlockIQ4_XS& b, int64_t k, const auto& x, VQF* acc) {
       const float d = LoadHalf(&b.d);
       HWY_ALIGN float a[8];
       for (int s = 0; s < 8; ++s) a[s] = d * static_cast<float>(iq4_xs_scale(s, b));
@@ -230,8 +232,7 @@ struct IQ4_XSInt8Kernel {
         AccumulateGroup<kN, VBS, kSignedOffset != 0.0f>(unit, 8 * k + 4 * h, kX8Group, av,
                                                                   hn::Mul(av, hn::Set(DQF(), kSignedOffset)), x, acc);
       }
-    }
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+    });
   }
 };
 
