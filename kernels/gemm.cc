@@ -24,6 +24,14 @@ HWY_EXPORT(GroupRows);
 HWY_EXPORT(GemmInt8Rows);
 HWY_EXPORT(QuantizeRowInt8);
 HWY_EXPORT(FixedOffset);
+
+// The functions of the target chosen now, looked up where they are
+// exported: a one-target build (the fuzzers') dispatches statically, by a
+// name relative to this namespace.
+auto* group_rows_fn() { return &HWY_DYNAMIC_DISPATCH(GroupRows); }
+auto* gemm_int8_rows_fn() { return &HWY_DYNAMIC_DISPATCH(GemmInt8Rows); }
+auto* quantize_row_int8_fn() { return &HWY_DYNAMIC_DISPATCH(QuantizeRowInt8); }
+auto* fixed_offset_fn() { return &HWY_DYNAMIC_DISPATCH(FixedOffset); }
 }  // namespace qgemm
 
 namespace {
@@ -78,7 +86,7 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
     const DTypeTraits& tr = traits(o.dtype);
     if (tr.decode_u8 == nullptr || o.rows == 0) continue;
     const int64_t tile = tile_rows(o.rows, cols, tr.u8_block, group_rows, threads);
-    c.products.push_back({&o, &tr, tile, c.n_tiles, HWY_DYNAMIC_DISPATCH(qgemm::FixedOffset)(o.dtype), {}});
+    c.products.push_back({&o, &tr, tile, c.n_tiles, qgemm::fixed_offset_fn()(o.dtype), {}});
     c.n_tiles += (o.rows + tile - 1) / tile;
   }
   const int64_t nb32 = cols / 32;
@@ -96,7 +104,7 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
 
 bool quantize_row_int8(const float* x, int64_t cols, int8_t* q, float* scale, float* sum16, float* sum32,
                        float* residual) {
-  return HWY_DYNAMIC_DISPATCH(qgemm::QuantizeRowInt8)(x, cols, q, scale, sum16, sum32, residual, kInt8SpikeRatio);
+  return qgemm::quantize_row_int8_fn()(x, cols, q, scale, sum16, sum32, residual, kInt8SpikeRatio);
 }
 
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {
@@ -124,12 +132,12 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   for (const GemvOutput& o : outputs) {
     if (traits(o.dtype).decode_u8 == nullptr) gemm_float(team, o.dtype, o.W, o.rows, cols, X, n, o.y);
   }
-  const int64_t group_rows = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(qgemm::GroupRows)());
+  const int64_t group_rows = static_cast<int64_t>(qgemm::group_rows_fn()());
   thread_local Call master_call;
   if (team.master()) prepare(master_call, outputs, cols, n, group_rows, team.size());
   Call& c = *team.from_master(&master_call);
   if (c.products.empty()) return;
-  const auto gemm_rows = HWY_DYNAMIC_DISPATCH(qgemm::GemmInt8Rows);
+  const auto gemm_rows = qgemm::gemm_int8_rows_fn();
   const int64_t nb32 = cols / 32;
   auto acts = [&](const Product& p, int64_t t) {
     const int64_t nbw = cols / p.tr->u8_block;

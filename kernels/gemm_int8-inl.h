@@ -34,6 +34,7 @@
 #include <limits>
 
 #include "kernels/dtype.h"
+#include "kernels/hwy_portable.h"
 
 #ifndef CK_KERNELS_GEMM_INT8_TYPES_
 #define CK_KERNELS_GEMM_INT8_TYPES_
@@ -87,7 +88,7 @@ using VF = hn::Vec<DF>;
 // rather than vpdpbusd (AVX3_DL) or lane by lane (portable targets). Their
 // unsigned-by-signed products would saturate for Q8_0's u = q + 128, so
 // there Q8_0 keeps its signed q and moves the sign onto x.
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_AVX3_DL
+#if CK_HWY_PORTABLE_TARGET || HWY_TARGET == HWY_AVX3_DL
 constexpr bool kPairSums = false;
 #else
 constexpr bool kPairSums = true;
@@ -130,7 +131,7 @@ HWY_INLINE V32 DotQuad(V32 acc, const uint8_t* w, const int8_t* x4) {
 #endif
 }
 
-#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_AVX3_DL
+#if !CK_HWY_PORTABLE_TARGET && HWY_TARGET != HWY_AVX3_DL
 using D16 = hn::Repartition<int16_t, D32>;
 using V16 = hn::Vec<D16>;
 
@@ -199,7 +200,7 @@ HWY_INLINE V32 AddWidened(V32 acc, V16 pairs) {
 template <int kT, int kB, bool kSignedW, int kDepth>
 HWY_INLINE void BlockProducts(const uint8_t* u, const int8_t* const* x, V32* isum) {
   const size_t R = hn::Lanes(D32());
-#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_AVX3_DL
+#if !CK_HWY_PORTABLE_TARGET && HWY_TARGET != HWY_AVX3_DL
   static_assert((kB / 4) % kDepth == 0, "whole runs of quads");
   for (int j0 = 0; j0 < kB / 4; j0 += kDepth) {
     V16 pairs[kT];

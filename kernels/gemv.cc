@@ -1,6 +1,8 @@
 // The static (non-SIMD) half of the GEMV kernels and of the fp32 GEMM of
-// F32/F16/BF16: argument checks, thread partitioning and dispatch into the
-// per-target code of gemv-inl.h (the integer GEMM: gemm.cc).
+// F32/F16/BF16: argument checks, activation rounding, thread partitioning
+// and dispatch; the per-target float kernels (gemv_float-inl.h). The
+// quantized GEMV kernels are compiled in gemv_int8.cc and gemv_kquant.cc
+// (gemv_rows.h); the integer GEMM in gemm.cc.
 #include "kernels/gemv.h"
 #include "kernels/matmul_internal.h"
 
@@ -17,6 +19,27 @@
 #include <hwy/highway.h>
 
 #include "kernels/gemv-inl.h"
+#include "kernels/gemv_float-inl.h"
+
+// This unit's kernels; the quantized dtypes are in gemv_int8.cc and
+// gemv_kquant.cc.
+#define CK_GEMV_FLOAT_KERNELS(ENTRY) \
+  ENTRY(F32, F32Kernel) ENTRY(F16, HalfKernel<hwy::float16_t>) ENTRY(BF16, HalfKernel<hwy::bfloat16_t>)
+
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+#define CK_DEFINE_GEMM_ENTRY_POINT(name, K)                                                            \
+  void GemmRows##name(const uint8_t* W, size_t rb, int64_t r0, int64_t r1, int64_t cols, const float* X, \
+                      int64_t n, float* Y, int64_t rows, float* buf, float* tmp) {                      \
+    GemmRows<K>(W, rb, r0, r1, cols, X, n, Y, rows, buf, tmp);                                           \
+  }
+CK_GEMV_FLOAT_KERNELS(CK_DEFINE_GEMV_ENTRY_POINT)
+CK_GEMV_FLOAT_KERNELS(CK_DEFINE_GEMM_ENTRY_POINT)
+#undef CK_DEFINE_GEMM_ENTRY_POINT
+
+const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
+}  // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include "kernels/simd_target.h"
@@ -24,31 +47,24 @@
 namespace ck {
 namespace qgemv {
 
-#define CK_EXPORT_GEMV(name, K) HWY_EXPORT(GemvRows##name);
+CK_DEFINE_GEMV_ROWS_FN(gemv_float_rows_fn, CK_GEMV_FLOAT_KERNELS)
 #define CK_EXPORT_GEMM(name, K) HWY_EXPORT(GemmRows##name);
-CK_GEMV_KERNELS(CK_EXPORT_GEMV)
-CK_GEMM_FLOAT_KERNELS(CK_EXPORT_GEMM)
-#undef CK_EXPORT_GEMV
+CK_GEMV_FLOAT_KERNELS(CK_EXPORT_GEMM)
 #undef CK_EXPORT_GEMM
 HWY_EXPORT(CompiledTargetName);
+// Looked up here, where it is exported (see gemm.cc's group_rows_fn).
+const char* compiled_target_name() { return HWY_DYNAMIC_DISPATCH(CompiledTargetName)(); }
 
-using GemvRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, XSums, int64_t, float*,
-                            int64_t);
 using GemmRowsFn = void (*)(const uint8_t*, size_t, int64_t, int64_t, int64_t, const float*, int64_t, float*,
                             int64_t, float*, float*);
 
-// The functions of the target chosen now (HWY_DYNAMIC_DISPATCH evaluated
-// once per call of ours, not per row).
+// The function of the target chosen now (HWY_DYNAMIC_DISPATCH evaluated
+// once per call of ours, not per row), from the unit that has dt.
 GemvRowsFn gemv_rows_fn(DType dt) {
-  switch (dt) {
-#define CK_CASE(name, K) \
-  case DType::name:      \
-    return &HWY_DYNAMIC_DISPATCH(GemvRows##name);
-    CK_GEMV_KERNELS(CK_CASE)
-#undef CK_CASE
-    default:
-      return nullptr;
+  for (GemvRowsFn (*unit)(DType) : {gemv_float_rows_fn, gemv_int8_rows_fn, gemv_kquant_rows_fn}) {
+    if (const GemvRowsFn fn = unit(dt)) return fn;
   }
+  return nullptr;
 }
 
 GemmRowsFn gemm_rows_fn(DType dt) {
@@ -56,7 +72,7 @@ GemmRowsFn gemm_rows_fn(DType dt) {
 #define CK_CASE(name, K) \
   case DType::name:      \
     return &HWY_DYNAMIC_DISPATCH(GemmRows##name);
-    CK_GEMM_FLOAT_KERNELS(CK_CASE)
+    CK_GEMV_FLOAT_KERNELS(CK_CASE)
 #undef CK_CASE
     default:
       return nullptr;
@@ -67,7 +83,7 @@ GemmRowsFn gemm_rows_fn(DType dt) {
 
 std::string active_simd_target() {
   apply_simd_target_from_env();
-  return HWY_DYNAMIC_DISPATCH(qgemv::CompiledTargetName)();
+  return qgemv::compiled_target_name();
 }
 
 void check_matrix_args(DType dt, int64_t rows, int64_t cols, const char* fn) {

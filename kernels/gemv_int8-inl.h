@@ -1,8 +1,8 @@
 // Per-target decode GEMV of the block-quantized dtypes, with the
 // activations rounded to int8 per 32 values as prefill's GEMM rounds them
 // (QuantizeRowInt8, gemm_int8-inl.h), including its second pass over the
-// rounding error of the spiky blocks. Included by gemv-inl.h (once per
-// Highway target, inside its toggle guard). This file: the machinery and
+// rounding error of the spiky blocks. Included after gemv-inl.h by
+// gemv_int8.cc and gemv_kquant.cc, once per Highway target. This file: the machinery and
 // the 32-weight dtypes (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL);
 // gemv_int8_kquant-inl.h: the K-quants and IQ4_XS.
 //
@@ -47,7 +47,7 @@ struct Int8BlockTraits {
   static constexpr bool kSigned = kCodebook || std::is_same_v<Block, BlockQ8_0>;
 };
 
-#if HWY_TARGET == HWY_SCALAR
+#if CK_HWY_PORTABLE_TARGET
 
 // The portable target: each block through its decode_u8 form (units of
 // kUnit weights, 32 or Q6_K's 16, with their own a and c), integer sums
@@ -274,6 +274,16 @@ HWY_INLINE void GroupSums(const UnitFn& unit, int64_t valid, const int8_t* const
   for (int t = 0; t < kN; ++t) sums[t] = AddPairs(first[t], AddPairs(s0[t], s1[t]));
 }
 
+// GroupSums of the rounding errors of spiky blocks (activations rq): out
+// of line, as they are rare, so that the group's inlined copies (per kN and
+// per vector) do not each carry one; that halved gemv.cc's compile time.
+template <class W, class UnitFn>
+HWY_NOINLINE VQ ResidualSums(const UnitFn& unit, int64_t valid, const int8_t* rq) {
+  VQ sum;
+  GroupSums<1, W>(unit, valid, &rq, &sum);
+  return sum;
+}
+
 // acc[t] += a * s * sum(u * q) + c * (sum of x), and a * s' * sum(u * q')
 // where a unit is spiky, for the four units that start at unit k0 of the
 // row (a, c in Coefficients4's layout; c unused unless kHasOffset).
@@ -289,9 +299,7 @@ HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, V
     acc[t] = hn::MulAdd(a, products, acc[t]);
     if constexpr (kHasOffset) acc[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), acc[t]);
     if (x[t].spiky4[k0 / kX8Group]) {
-      const int8_t* rq = x[t].r8 + k0 * kQK;
-      VQ rsum;
-      GroupSums<1, W>(unit, valid, &rq, &rsum);
+      const VQ rsum = ResidualSums<W>(unit, valid, x[t].r8 + k0 * kQK);
       acc[t] = hn::MulAdd(a, hn::Mul(hn::ConvertTo(DQF(), rsum), Coefficients4(x[t].rscale8 + k0)), acc[t]);
     }
   }
@@ -423,7 +431,7 @@ struct Int8Kernel {
   }
 };
 
-#endif  // HWY_TARGET == HWY_SCALAR
+#endif  // CK_HWY_PORTABLE_TARGET
 
 }  // namespace ck::qgemv::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -1,7 +1,7 @@
 // Per-target decode GEMV of the K-quants (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) and
 // IQ4_XS with int8 activations: gemv_int8-inl.h's units of 32 weights and
-// groups of four (a group is a half super-block). Included by gemv-inl.h
-// after gemv_int8-inl.h (once per Highway target, inside its toggle guard);
+// groups of four (a group is a half super-block). Included by
+// gemv_kquant.cc after gemv_int8-inl.h, once per Highway target;
 // the portable target runs gemv_int8-inl.h's decode_u8 kernel instead.
 
 #if defined(CK_KERNELS_GEMV_INT8_KQUANT_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -11,9 +11,37 @@
 #define CK_KERNELS_GEMV_INT8_KQUANT_INL_H_
 #endif
 
-#if HWY_TARGET != HWY_SCALAR
+#if !CK_HWY_PORTABLE_TARGET
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
+
+// The scales of a Q4_K / Q5_K block.
+struct Q45_KScales {
+  // sc[0..7] then m[0..7] of a block, one byte each: the 6-bit fields are
+  // unpacked four at a time in 32-bit words (as ggml does).
+  static HWY_INLINE void Unpack(const uint8_t* scales, uint8_t* sc_m) {
+    uint32_t u[3];
+    std::memcpy(u, scales, sizeof(u));
+    const uint32_t packed[4] = {
+        u[0] & 0x3F3F3F3Fu,                                               // sc 0..3
+        (u[2] & 0x0F0F0F0Fu) | (((u[0] >> 6) & 0x03030303u) << 4),        // sc 4..7
+        u[1] & 0x3F3F3F3Fu,                                               // m 0..3
+        ((u[2] >> 4) & 0x0F0F0F0Fu) | (((u[1] >> 6) & 0x03030303u) << 4),  // m 4..7
+    };
+    std::memcpy(sc_m, packed, sizeof(packed));
+  }
+  // out[i] = factor * bytes[i] for 8 bytes, converted with vectors.
+  static HWY_INLINE void ScaleBytes(const uint8_t* bytes, float factor, float* out) {
+    const hn::CappedTag<float, 8> d8;
+    const hn::Rebind<int32_t, decltype(d8)> di8;
+    const hn::Rebind<uint8_t, decltype(d8)> du8;
+    for (size_t i = 0; i < 8; i += hn::Lanes(d8)) {
+      hn::StoreU(hn::Mul(hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, bytes + i))), hn::Set(d8, factor)), d8,
+                 out + i);
+    }
+  }
+};
+
 
 // out[t] = dot(row, vector t) for the 256-weight Block: super_block(b, k,
 // x, acc) adds super-block k's products to acc[t].
@@ -238,6 +266,6 @@ struct IQ4_XSInt8Kernel {
 
 }  // namespace ck::qgemv::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
-#endif  // HWY_TARGET != HWY_SCALAR
+#endif  // !CK_HWY_PORTABLE_TARGET
 
 #endif  // CK_KERNELS_GEMV_INT8_KQUANT_INL_H_

@@ -1,0 +1,30 @@
+// The decode GEMV kernels of the K-quants and IQ4_XS
+// (gemv_int8_kquant-inl.h), one set per Highway target, and their dispatch
+// table (gemv_rows.h).
+#include "kernels/gemv_rows.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemv_kquant.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/gemv-inl.h"
+#include "kernels/gemv_int8-inl.h"
+#include "kernels/gemv_int8_kquant-inl.h"
+
+#define CK_GEMV_KQUANT_KERNELS(ENTRY)                                                                 \
+  ENTRY(Q4_K, Q45_KInt8Kernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KInt8Kernel<BlockQ5_K>)                      \
+  ENTRY(Q6_K, Scaled16Kernel<BlockQ6_K>) ENTRY(Q2_K, Scaled16Kernel<BlockQ2_K>)                        \
+  ENTRY(Q3_K, Scaled16Kernel<BlockQ3_K>) ENTRY(IQ4_XS, IQ4_XSInt8Kernel)
+
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+CK_GEMV_KQUANT_KERNELS(CK_DEFINE_GEMV_ENTRY_POINT)
+}  // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ck::qgemv {
+CK_DEFINE_GEMV_ROWS_FN(gemv_kquant_rows_fn, CK_GEMV_KQUANT_KERNELS)
+}  // namespace ck::qgemv
+#endif  // HWY_ONCE

@@ -1,0 +1,63 @@
+// The per-target GEMV row functions as the static code of gemv.cc sees
+// them. The kernels are compiled in three translation units, one per
+// family, so that a parallel build compiles them side by side: gemv.cc
+// (F32, F16, BF16), gemv_int8.cc (the 32-weight dtypes) and gemv_kquant.cc
+// (the K-quants and IQ4_XS). Each exports its own Highway dispatch table.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/dtype.h"
+
+namespace ck::qgemv {
+
+// The per-block arrays of the int8 activations are padded with zeros to a
+// multiple of this many blocks (gemv_int8-inl.h reduces four at a time).
+inline constexpr int64_t kX8Pad = 4;
+inline constexpr int64_t X8Blocks(int64_t cols) { return (cols / 32 + kX8Pad - 1) / kX8Pad * kX8Pad; }
+
+// The activations of one GEMV call in the forms its kernels multiply,
+// computed once per call; null where no matrix of the call needs them.
+struct XSums {
+  // int8 per 32 values, prefill's rounding (QuantizeRowInt8): x ~ q8 * scale8 per block; the rounding error of
+  // the spiky blocks rounded again, r8 * rscale8 (rscale8 zero elsewhere);
+  // sum8 and sum16_8 the sums of both rounded forms per block and per 16
+  // values; spiky4 whether a group of kX8Pad blocks has a spiky one. The
+  // per-block arrays have X8Blocks(cols) entries per vector (sum16_8 twice
+  // as many).
+  const int8_t* q8;
+  const float* scale8;
+  const float* sum8;
+  const float* sum16_8;
+  const int8_t* r8;
+  const float* rscale8;
+  const uint8_t* spiky4;
+};
+
+// Rows [r0, r1) of W times n vectors (x in fp32, xs rounded), into
+// y[t * y_stride + r] (gemv-inl.h, GemvRows).
+using GemvRowsFn = void (*)(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols,
+                            const float* x, XSums xs, int64_t n, float* y, int64_t y_stride);
+
+// The function of the target chosen now for dt, or null if the unit has
+// none for it.
+GemvRowsFn gemv_int8_rows_fn(DType dt);
+GemvRowsFn gemv_kquant_rows_fn(DType dt);
+
+}  // namespace ck::qgemv
+
+// For a unit's HWY_ONCE part: its dispatch tables, and `fn` returning the
+// dispatched entry point of each (name, kernel) of KERNELS.
+#define CK_GEMV_EXPORT(name, K) HWY_EXPORT(GemvRows##name);
+#define CK_GEMV_DISPATCH_CASE(name, K) \
+  case DType::name:                    \
+    return &HWY_DYNAMIC_DISPATCH(GemvRows##name);
+#define CK_DEFINE_GEMV_ROWS_FN(fn, KERNELS)   \
+  KERNELS(CK_GEMV_EXPORT)                     \
+  GemvRowsFn fn(DType dt) {                   \
+    switch (dt) {                             \
+      KERNELS(CK_GEMV_DISPATCH_CASE)          \
+      default:                                \
+        return nullptr;                       \
+    }                                         \
+  }
