@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -116,9 +117,39 @@ namespace {
 // would not cancel (the weights' u are all positive), which doubled the
 // error of SmolLM2 Q4_1's decode in session 2.
 struct Activations {
-  std::vector<int8_t> q8, r8;
-  std::vector<float> scale8, sum8, sum16_8, rscale8, rsum8, rsum16, residual;
+  std::vector<int8_t> q8, r8, q8p, r8p;
+  std::vector<float> scale8, sum8, sum16_8, rscale8, rsum8, rsum16, residual, scale8p, rscale8p, sum8p;
   std::vector<uint8_t> spiky4;
+
+  // XSums' pair layout of every whole group of kX8Pad blocks.
+  void pair_layout(int64_t cols, int64_t n) {
+    static_assert(qgemv::kX8Pad == 4, "two pairs per group");
+    static constexpr int kBlockOfLane[8] = {0, 0, 2, 2, 1, 1, 3, 3};
+    const int64_t nb8 = qgemv::X8Blocks(cols), groups = cols / 32 / qgemv::kX8Pad;
+    q8p.resize(q8.size());
+    r8p.resize(r8.size());
+    scale8p.assign(static_cast<size_t>(2 * n * nb8), 0.0f);
+    rscale8p.assign(scale8p.size(), 0.0f);
+    sum8p.assign(scale8p.size(), 0.0f);
+    for (int64_t t = 0; t < n; ++t) {
+      for (int64_t g = 0; g < groups; ++g) {
+        const int64_t k0 = g * qgemv::kX8Pad, bytes = t * cols + k0 * 32;
+        const bool spiky = spiky4[static_cast<size_t>((t * nb8 + k0) / qgemv::kX8Pad)] != 0;
+        for (int i = 0; i < 8; ++i) {  // 16-byte piece i: pair i / 4, half (i / 2) % 2, block i % 2 of the pair
+          const int64_t from = bytes + (2 * (i / 4) + i % 2) * 32 + (i / 2) % 2 * 16, to = bytes + 16 * i;
+          std::memcpy(&q8p[static_cast<size_t>(to)], &q8[static_cast<size_t>(from)], 16);
+          if (spiky) std::memcpy(&r8p[static_cast<size_t>(to)], &r8[static_cast<size_t>(from)], 16);
+        }
+        for (int lane = 0; lane < 8; ++lane) {
+          const size_t from = static_cast<size_t>(t * nb8 + k0 + kBlockOfLane[lane]);
+          const size_t to = static_cast<size_t>(t * 2 * nb8 + 2 * k0 + lane);
+          scale8p[to] = scale8[from];
+          rscale8p[to] = rscale8[from];
+          if (lane % 2 == 0) sum8p[to] = sum8[from];
+        }
+      }
+    }
+  }
 
   // The padding blocks (X8Blocks) stay zero: scale, sums and flags.
   qgemv::XSums prepare(const float* X, int64_t cols, int64_t n) {
@@ -150,7 +181,9 @@ struct Activations {
         spiky4[static_cast<size_t>((t * nb8 + b) / qgemv::kX8Pad)] |= rscale[b] != 0.0f;
       }
     }
-    return {q8.data(), scale8.data(), sum8.data(), sum16_8.data(), r8.data(), rscale8.data(), spiky4.data()};
+    pair_layout(cols, n);
+    return {q8.data(),     scale8.data(),  sum8.data(),     sum16_8.data(),   r8.data(),   rscale8.data(),
+            spiky4.data(), q8p.data(),     r8p.data(),      scale8p.data(),   rscale8p.data(), sum8p.data()};
   }
 };
 

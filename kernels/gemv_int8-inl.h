@@ -374,9 +374,11 @@ struct Int8Kernel {
     }
   }
 
-  // d (and c) of blocks b[0..valid) in Coefficients4's layout; zero for
-  // the missing ones. The fp16 d (and m) of four blocks are gathered into
-  // one register and converted together.
+  // d (and c) of blocks b[0..valid) in Coefficients4's layout, or in the
+  // pair layout (blocks 0, 0, 2, 2, 1, 1, 3, 3); zero for the missing
+  // ones. The fp16 d (and m) of four blocks are gathered into one register
+  // and converted together.
+  template <bool kPairLayout = false>
   static HWY_INLINE void Scales(const Block* b, int64_t valid, VQF& d, VQF& c) {
 #if HWY_TARGET <= HWY_AVX2
     // The first four bytes of every block: d and m, or d and two bytes that
@@ -389,10 +391,12 @@ struct Int8Kernel {
                                          static_cast<int>(dm[0]));
     const hn::Rebind<hwy::float16_t, DQF> dh;
     const VQF f = hn::PromoteTo(DQF(), hn::Vec<decltype(dh)>{packed});
-    alignas(32) static constexpr int32_t kEven[8] = {0, 2, 4, 6, 0, 2, 4, 6};
-    alignas(32) static constexpr int32_t kOdd[8] = {1, 3, 5, 7, 1, 3, 5, 7};
-    d = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kEven));
-    if constexpr (T::kHasMin) c = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kOdd));
+    // f holds d0 m0 d1 m1 ...: the lanes of the d (even) and m (odd) of
+    // each block of the layout.
+    alignas(32) static constexpr int32_t kEven[2][8] = {{0, 2, 4, 6, 0, 2, 4, 6}, {0, 0, 4, 4, 2, 2, 6, 6}};
+    alignas(32) static constexpr int32_t kOdd[2][8] = {{1, 3, 5, 7, 1, 3, 5, 7}, {1, 1, 5, 5, 3, 3, 7, 7}};
+    d = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kEven[kPairLayout]));
+    if constexpr (T::kHasMin) c = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kOdd[kPairLayout]));
 #else
     HWY_ALIGN float ds[kX8Group] = {}, ms[kX8Group] = {};
     for (int j = 0; j < valid; ++j) {
@@ -417,6 +421,80 @@ struct Int8Kernel {
     AccumulateGroup<kN, W, kHasOffset>(unit, k0, valid, d, c, x, acc);
   }
 
+#if HWY_TARGET <= HWY_AVX2
+  // The pair layout (Q4_0, Q4_1, Q5_0, Q5_1 on 256-bit vectors): one vector
+  // holds the low 16 weights of two blocks, another their high 16, so one
+  // load and one insert unpack two blocks, and a group of four blocks ends
+  // in one horizontal add instead of three: its sums are left in lanes of
+  // blocks 0, 0, 2, 2, 1, 1, 3, 3, which the pair layout's coefficients
+  // match (XSums). The unsigned weights (u <= 31) let the int16 pair sums of
+  // the low and high halves add before one pmaddwd: 2 * 2 * 31 * 127 = 15748
+  // fits.
+  static constexpr bool kPaired = !T::kSigned;
+
+  // Blocks a and b as the low-half and high-half vectors of the pair layout.
+  static HWY_INLINE void PairWeights(const Block& a, const Block& b, VB* w) {
+    const hn::CappedTag<uint8_t, 16> d16;
+    const hn::Repartition<uint16_t, DB> dw;
+    const VB q = hn::Combine(DB(), hn::LoadU(d16, b.qs), hn::LoadU(d16, a.qs));
+    w[0] = hn::And(q, hn::Set(DB(), 0xF));
+    w[1] = hn::And(hn::BitCast(DB(), hn::ShiftRight<4>(hn::BitCast(dw, q))), hn::Set(DB(), 0xF));
+    if constexpr (T::kHighBit) {
+      uint32_t ha, hb;
+      std::memcpy(&ha, a.qh, 4);
+      std::memcpy(&hb, b.qh, 4);
+      // Bit j of qh is weight j's: bits 0-15 of a and b, then 16-31.
+      const uint32_t bits[2] = {(ha & 0xFFFFu) | (hb << 16), (ha >> 16) | (hb & 0xFFFF0000u)};
+      for (int h = 0; h < 2; ++h) {
+        const auto set = hn::LoadMaskBits(DB(), reinterpret_cast<const uint8_t*>(&bits[h]));
+        w[h] = hn::Or(w[h], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
+      }
+    }
+  }
+
+  // The int32 sums of a group's two pairs w[0..4) with its 128 activation
+  // bytes x in the pair layout.
+  static HWY_INLINE VQ PairedSums(const VB* w, const int8_t* x) {
+    VQ pair[2];
+    for (int p = 0; p < 2; ++p) {
+      const VB lo = w[2 * p], hi = w[2 * p + 1];
+      const int8_t* xp = x + 64 * p;
+#if HWY_TARGET == HWY_AVX3_DL
+      pair[p] = DotU8(DotU8(hn::Zero(DQ()), lo, xp), hi, xp + kByteLanes);
+#else
+      const __m256i sum16 = _mm256_add_epi16(_mm256_maddubs_epi16(lo.raw, hn::LoadU(DBS(), xp).raw),
+                                             _mm256_maddubs_epi16(hi.raw, hn::LoadU(DBS(), xp + kByteLanes).raw));
+      pair[p] = VQ{_mm256_madd_epi16(sum16, _mm256_set1_epi16(1))};
+#endif
+    }
+    return AddPairs(pair[0], pair[1]);
+  }
+  // Out of line for the rare residual pass (see ResidualSums).
+  static HWY_NOINLINE VQ PairedResidualSums(const VB* w, const int8_t* x) { return PairedSums(w, x); }
+
+  // A whole group of four blocks from k0, in the pair layout.
+  template <int kN>
+  static HWY_INLINE void PairedGroup(const Block* b, int64_t k0, const std::array<XSums, kN>& x, VQF* acc) {
+    VQF d, c;
+    Scales<true>(b + k0, kX8Group, d, c);
+    VB w[4];
+    PairWeights(b[k0], b[k0 + 1], w);
+    PairWeights(b[k0 + 2], b[k0 + 3], w + 2);
+    for (int t = 0; t < kN; ++t) {
+      const VQ sums = PairedSums(w, x[t].q8p + k0 * kQK);
+      acc[t] = hn::MulAdd(d, hn::Mul(hn::ConvertTo(DQF(), sums), hn::LoadU(DQF(), x[t].scale8p + 2 * k0)), acc[t]);
+      if constexpr (kHasOffset) acc[t] = hn::MulAdd(c, hn::LoadU(DQF(), x[t].sum8p + 2 * k0), acc[t]);
+      if (x[t].spiky4[k0 / kX8Group]) {
+        const VQ rsums = PairedResidualSums(w, x[t].r8p + k0 * kQK);
+        acc[t] = hn::MulAdd(d, hn::Mul(hn::ConvertTo(DQF(), rsums), hn::LoadU(DQF(), x[t].rscale8p + 2 * k0)),
+                            acc[t]);
+      }
+    }
+  }
+#else
+  static constexpr bool kPaired = false;
+#endif
+
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const auto* b = reinterpret_cast<const Block*>(row);
@@ -425,7 +503,13 @@ struct Int8Kernel {
     VQF acc[kN];
     for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
     int64_t k0 = 0;
-    for (; k0 + kX8Group <= nb; k0 += kX8Group) Group<kN>(b, k0, kX8Group, x, acc);
+    for (; k0 + kX8Group <= nb; k0 += kX8Group) {
+      if constexpr (kPaired) {
+        PairedGroup<kN>(b, k0, x, acc);
+      } else {
+        Group<kN>(b, k0, kX8Group, x, acc);
+      }
+    }
     if (k0 < nb) Group<kN>(b, k0, nb - k0, x, acc);
     for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
   }

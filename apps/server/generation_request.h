@@ -17,6 +17,12 @@ struct GenerationRequest {
   int max_tokens = -1;           // -1: until an end-of-generation token or the context ends
   std::vector<std::string> stop; // OpenAI's stop strings (not returned)
   bool ignore_eos = false;
+  // llama-server's field: false evaluates the whole prompt even where a
+  // slot's cache holds a prefix of it. A reused prefix leaves the last
+  // prompt token to be evaluated alone, in the decode kernels rather than
+  // the prompt's GEMM, whose float sums round differently, so a greedy
+  // answer may differ from an uncached one where two tokens nearly tie.
+  bool cache_prompt = true;
   std::optional<grammar::Grammar> grammar;  // response_format json_schema / json_object
   bool logprobs = false;         // report each token's log probability
   int top_logprobs = 0;          // and that many most likely alternatives

@@ -224,6 +224,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, const json& body, 
   p.logit_bias.insert(p.logit_bias.end(), bias.begin(), bias.end());
   g.stop = read_stop(body);
   g.ignore_eos = boolean(body, "ignore_eos", ctx.default_ignore_eos);
+  g.cache_prompt = boolean(body, "cache_prompt", true);
   g.grammar = read_response_format(body);
   read_logprobs(endpoint, body, g);
   return r;

@@ -75,7 +75,7 @@ void Scheduler::admit() {
     size_t best_prefix = 0;
     for (Slot& s : slots_) {
       if (s.busy()) continue;
-      const size_t prefix = common_prefix(s.cached, task->request().prompt);
+      const size_t prefix = task->request().cache_prompt ? common_prefix(s.cached, task->request().prompt) : 0;
       if (best == nullptr || prefix > best_prefix || (prefix == best_prefix && s.last_used < best->last_used)) {
         best = &s;
         best_prefix = prefix;

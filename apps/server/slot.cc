@@ -14,7 +14,7 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
 
 int Slot::start(std::shared_ptr<Task> t, const tok::Tokenizer& tokenizer, uint64_t order) {
   const GenerationRequest& r = t->request();
-  const size_t keep = std::min(common_prefix(cached, r.prompt), r.prompt.size() - 1);
+  const size_t keep = r.cache_prompt ? std::min(common_prefix(cached, r.prompt), r.prompt.size() - 1) : 0;
   cached.resize(keep);
   pending.assign(r.prompt.begin() + static_cast<std::ptrdiff_t>(keep), r.prompt.end());
   last_used = order;
