@@ -20,9 +20,11 @@ using namespace std::chrono_literals;
 
 // Every .bump in `dir` verifies (complete and checksummed); the only other
 // files are the sources, config.json files and, after a SIGKILL (which
-// cannot be caught), the converter's temporary "NAME.bump.tmp.*" file. That
-// one may even be complete (killed between the last write and the rename),
-// but no tool looks for that name, and the next conversion removes it.
+// cannot be caught), the converter's temporary "NAME.bump.tmp.*" or, killed
+// after the bump's rename, "NAME.config.json.tmp.*" file (that window, a
+// millisecond, made this test fail now and then while it allowed only the
+// first). A temporary may even be complete, but no tool looks for that name,
+// and the next conversion removes it.
 // Returns the number of .bump files.
 int check_folder(const fs::path& dir) {
   int bumps = 0;
@@ -34,7 +36,7 @@ int check_folder(const fs::path& dir) {
       const Outcome v = run({"ck-convert", "--verify", e.path().string()});
       INFO(describe(v));
       CHECK(v.exit_code == 0);
-    } else if (name.find(".bump.tmp.") == std::string::npos) {
+    } else if (name.find(".tmp.") == std::string::npos) {
       CHECK((e.path().extension() == ".gguf" || name.ends_with(".config.json")));
     }
   }
@@ -63,9 +65,9 @@ TEST_CASE("a converter killed at any moment leaves no .bump that loads", "[relia
       const Outcome again = run({"ck-convert", smollm_gguf().string(), "-o", out.string()}, {.timeout = 120s});
       INFO(describe(again));
       CHECK(again.exit_code == 0);
-      // ... and removes the dead converter's temporary file.
+      // ... and removes the dead converter's temporary files.
       for (const auto& e : fs::directory_iterator(dir.file(""))) {
-        CHECK(e.path().filename().string().find(".bump.tmp.") == std::string::npos);
+        CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
       }
     }
     CHECK(check_folder(dir.file("")) == 1);
