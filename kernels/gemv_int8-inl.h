@@ -2,8 +2,8 @@
 // activations rounded to int8 per 32 values as prefill's GEMM rounds them
 // (QuantizeRowInt8, gemm_int8-inl.h), including its second pass over the
 // rounding error of the spiky blocks. Included after gemv-inl.h by
-// gemv_int8.cc and gemv_kquant.cc, once per Highway target. This file: the machinery and
-// the 32-weight dtypes (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL);
+// gemv_int8.cc and gemv_kquant.cc, once per Highway target. This file: the
+// machinery and the 32-weight dtypes (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL);
 // gemv_int8_kquant-inl.h: the K-quants and IQ4_XS.
 //
 // Why bytes: a byte product takes 32 weights per 256-bit instruction
@@ -276,7 +276,8 @@ HWY_INLINE void GroupSums(const UnitFn& unit, int64_t valid, const int8_t* const
 
 // GroupSums of the rounding errors of spiky blocks (activations rq): out
 // of line, as they are rare, so that the group's inlined copies (per kN and
-// per vector) do not each carry one; that halved gemv.cc's compile time.
+// per vector) do not each carry one; that cut the sanitizer build's
+// compile of these kernels by about a third (docs/kernels.md).
 template <class W, class UnitFn>
 HWY_NOINLINE VQ ResidualSums(const UnitFn& unit, int64_t valid, const int8_t* rq) {
   VQ sum;
