@@ -54,11 +54,21 @@ void Team::barrier() {
     if (s.sleepers.load(std::memory_order_seq_cst) > 0) s.generation.notify_all();
     return;
   }
+  if (s.wait_ns == nullptr) {
+    wait_for_change(s, generation);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
   wait_for_change(s, generation);
+  s.wait_ns->fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+                           .count(),
+                       std::memory_order_relaxed);
 }
 
-void run_team(int threads, void (*body)(void* context, Team& team), void* context) {
+void run_team(int threads, void (*body)(void* context, Team& team), void* context,
+              std::atomic<int64_t>* wait_ns) {
   Team::Shared shared;
+  shared.wait_ns = wait_ns;
   if (threads <= 1 || omp_in_parallel()) {
     Team team(shared, 0, 1);
     body(context, team);

@@ -61,6 +61,8 @@ class Team {
     std::atomic<int> sleepers{0};
     alignas(64) std::atomic<int64_t> next[2] = {0, 0};
     void* broadcast[2] = {nullptr, nullptr};
+    // When set, each wait at a barrier adds its nanoseconds here (profiling).
+    std::atomic<int64_t>* wait_ns = nullptr;
   };
 
   Team(Shared& shared, int thread, int size) : shared_(&shared), thread_(thread), size_(size) {}
@@ -74,13 +76,15 @@ class Team {
 // Runs body(team) on each of `threads` threads (an OpenMP parallel region;
 // 1, or a call from inside a parallel region: the calling thread alone).
 // Nothing may throw out of body: a thread that left early would leave the
-// others waiting at a barrier (std::terminate is called instead).
-void run_team(int threads, void (*body)(void* context, Team& team), void* context);
+// others waiting at a barrier (std::terminate is called instead). With
+// `wait_ns`, the threads add the time they wait at barriers to it.
+void run_team(int threads, void (*body)(void* context, Team& team), void* context,
+              std::atomic<int64_t>* wait_ns = nullptr);
 
 template <class Body>
-void run_team(int threads, Body&& body) {
+void run_team(int threads, Body&& body, std::atomic<int64_t>* wait_ns = nullptr) {
   using B = std::remove_reference_t<Body>;
-  run_team(threads, [](void* context, Team& team) { (*static_cast<B*>(context))(team); }, &body);
+  run_team(threads, [](void* context, Team& team) { (*static_cast<B*>(context))(team); }, &body, wait_ns);
 }
 
 }  // namespace ck

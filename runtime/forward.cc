@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -12,6 +13,7 @@
 #include "kernels/ops.h"
 #include "kernels/simd_target.h"
 #include "kernels/team.h"
+#include "runtime/forward_profile.h"
 #include "runtime/session.h"
 
 namespace ck {
@@ -117,6 +119,32 @@ void attention(Team& team, const ModelConfig& c, RunState& s, int layer, std::sp
   });
 }
 
+// The steps' wall times, read on the master thread when profiling (every
+// step ends at a barrier, so one lap is one step); idle otherwise.
+class StepClock {
+ public:
+  StepClock(const Team& team, ForwardProfile* profile) : profile_(team.master() ? profile : nullptr) {
+    if (profile_ != nullptr) last_ = std::chrono::steady_clock::now();
+  }
+  void lap(Step step) { lap(step, 0, 0, 0); }
+  // A matmul step of n tokens through `rows` x `cols` weights.
+  void lap(Step step, int64_t rows, int64_t cols, int64_t n) {
+    if (profile_ == nullptr) return;
+    const auto now = std::chrono::steady_clock::now();
+    StepTotals& t = profile_->steps[static_cast<size_t>(step)];
+    t.ns += std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count();
+    ++t.calls;
+    t.macs += rows * cols * n;
+    t.rows = rows;
+    t.cols = cols;
+    last_ = now;
+  }
+
+ private:
+  ForwardProfile* profile_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 // The run of token t of the batch (runs in order, few of them).
 const BatchRun& run_of(std::span<const BatchRun> runs, int t, int& pos) {
   for (const BatchRun& r : runs) {
@@ -134,11 +162,13 @@ const BatchRun& run_of(std::span<const BatchRun> runs, int t, int& pos) {
 // `stopped` (and returns early on every thread) when `stop` says so.
 void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& s, const int32_t* tokens,
                   std::span<const BatchRun> runs, int n, float* all_logits, const std::function<bool()>& stop,
-                  bool& stopped) {
+                  bool& stopped, ForwardProfile* profile) {
   const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), ffn = c.ffn_dim;
   float* x = s.x.get();
+  StepClock clock(team, profile);
 
   for_tokens(team, n, [&](int t) { embed(w.token_embd, tokens[t], c.embed_scale, x + t * dim); });
+  clock.lap(Step::Embed);
 
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerView& L = w.layers[l];
@@ -152,7 +182,9 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
     // layers: their own table); k and v appended to the cache
     for_tokens(team, n, [&](int t) { rmsnorm(s.xb.get() + t * dim, x + t * dim, L.attn_norm.f32(), dim, c.rms_eps); });
     if (stopped) return;
+    clock.lap(Step::AttnNorm);
     project_qkv(team, L, s.xb.get(), n, s.q, s.k, s.v);
+    clock.lap(Step::Qkv, q_dim + 2 * kv_dim, dim, n);
     const RopeTable& rope_table = c.is_local(l) ? *s.rope_local : *s.rope;
     for_tokens(team, n, [&](int t) {
       int pos = 0;
@@ -173,19 +205,24 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
                  s.value_cache.get() + s.value_offset(c, run.seq, l, h, pos), s.kv.value_f16, 1);
       }
     });
+    clock.lap(Step::QkvPost);
     attention(team, c, s, l, runs, n);
+    clock.lap(Step::Attention);
 
     // x += att_out @ Wo (gemma3: rmsnorm'd first); xb = rmsnorm(x)
     matmul(team, L.wo, s.att_out, n, s.proj);
+    clock.lap(Step::Wo, dim, q_dim, n);
     for_tokens(team, n, [&](int t) {
       rmsnorm_rows(L.post_attn_norm, s.proj + t * dim, 1, dim, c.rms_eps);
       add(x + t * dim, s.proj + t * dim, dim);
       rmsnorm(s.xb.get() + t * dim, x + t * dim, L.ffn_norm.f32(), dim, c.rms_eps);
     });
+    clock.lap(Step::FfnNorm);
 
     // feed-forward: x += (act(xb @ Wgate) * (xb @ Wup)) @ Wdown, act = silu
     // (SwiGLU) or tanh-GELU (GeGLU, gemma3; which also rmsnorms the result)
     project_gate_up(team, L.w_gate_up, s.xb.get(), n, s.gate, s.up);
+    clock.lap(Step::GateUp, 2 * int64_t{ffn}, dim, n);
     for_tokens(team, n, [&](int t) {
       float* gate = s.gate + static_cast<size_t>(t) * ffn;
       const float* up = s.up + static_cast<size_t>(t) * ffn;
@@ -195,11 +232,14 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
         silu_mul(gate, gate, up, ffn);
       }
     });
+    clock.lap(Step::Activation);
     matmul(team, L.w_down, s.gate, n, s.proj);
+    clock.lap(Step::Down, dim, ffn, n);
     for_tokens(team, n, [&](int t) {
       rmsnorm_rows(L.post_ffn_norm, s.proj + t * dim, 1, dim, c.rms_eps);
       add(x + t * dim, s.proj + t * dim, dim);
     });
+    clock.lap(Step::Residual);
   }
 
   // logits = rmsnorm(x) @ Wout, for the last token of each run or for all of them
@@ -208,6 +248,7 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
       rmsnorm(s.xb.get() + t * dim, x + t * dim, w.output_norm.f32(), dim, c.rms_eps);
     });
     matmul(team, w.output, s.xb.get(), n, all_logits);
+    clock.lap(Step::Output, w.output.rows, dim, n);
   } else {
     const int n_runs = static_cast<int>(runs.size());
     for_tokens(team, n_runs, [&](int i) {
@@ -216,6 +257,7 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
       rmsnorm(s.xb.get() + i * dim, x + last * dim, w.output_norm.f32(), dim, c.rms_eps);
     });
     matmul(team, w.output, s.xb.get(), n_runs, s.logits.get());
+    clock.lap(Step::Output, w.output.rows, dim, n_runs);
   }
 }
 
@@ -235,8 +277,16 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
       int64_t{n} * c.dim * (2 * c.q_dim() + 2 * c.kv_dim() + 3 * int64_t{c.ffn_dim});
   const int threads = layer_work >= kMinParallelLayer ? std::min(omp_get_max_threads(), s.n_scratch) : 1;
   bool stopped = false;
-  run_team(threads, [&](Team& team) { forward_pass(team, c, w, s, tokens, runs, n, all_logits, stop, stopped); });
+  ForwardProfile* profile = recording_forward_profile();
+  run_team(
+      threads, [&](Team& team) { forward_pass(team, c, w, s, tokens, runs, n, all_logits, stop, stopped, profile); },
+      profile != nullptr ? recording_barrier_wait() : nullptr);
   if (stopped) throw EvalStopped();
+  if (profile != nullptr) {
+    ++profile->passes;
+    profile->tokens += n;
+    profile->thread_passes += threads;
+  }
 }
 
 }  // namespace ck

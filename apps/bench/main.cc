@@ -18,6 +18,7 @@
 #include "apps/common/progress.h"
 #include "apps/common/thread_count.h"
 #include "kernels/bandwidth.h"
+#include "kernels/int8_peak.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
                            cache_v = {"f16"};
   int reps = 5, n_batch = 512;
   std::string output = "md";
-  bool no_warmup = false;
+  bool no_warmup = false, profile = false;
   app.add_option("-m,--model", models, "Model files (.gguf or .bump), repeatable or comma-separated; " +
                                            ck::app::default_model_help())
       ->delimiter(',');
@@ -66,6 +67,10 @@ int main(int argc, char** argv) {
   app.add_option("-r,--repetitions", reps, "Timed repetitions per test")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("-o,--output", output, "Output format: md, csv, json, jsonl")->capture_default_str();
   app.add_flag("--no-warmup", no_warmup, "Skip the untimed warm-up run of each test");
+  app.add_flag("--profile", profile,
+               "Also record where the timed runs' time goes: each step of the forward pass per token (matmuls "
+               "with their shape and multiply-adds per second, attention, the other ops) and the threads' "
+               "waits at barriers; a table per test after the results (md) or a \"profile\" field (json)");
 
   return ck::app::run_app(app, argc, argv, ck::app::llama_bench_flags(), [&] {
     const auto format = ck::bench::parse_output_format(output);
@@ -93,17 +98,18 @@ int main(int argc, char** argv) {
 
     int max_ctx = 0;
     for (const auto& t : tests) max_ctx = std::max(max_ctx, t.n_depth + t.n_prompt + t.n_gen);
-    const ck::bench::RunOptions opts{reps, !no_warmup};
+    const ck::bench::RunOptions opts{reps, !no_warmup, profile};
     const int runs_per_test = reps + (no_warmup ? 0 : 1);
     ck::app::ProgressBar bar("ck-bench", static_cast<int64_t>(models.size() * cache_types.size() *
                                                               thread_counts.size() * tests.size() * runs_per_test));
     int64_t runs_done = 0;
     // The read bandwidth for "% bw", per thread count, measured before any
     // model is loaded.
-    std::map<int, double> bandwidth;
+    std::map<int, double> bandwidth, int8_peak;
     for (int t : thread_counts) {
       ck::set_threads(t);
       bandwidth[t] = ck::measure_read_bandwidth_gbs(t);
+      if (profile) int8_peak[t] = ck::measure_int8_peak_gmacs(t);
     }
 
     auto printer = ck::bench::make_printer(format, stdout);
@@ -134,6 +140,7 @@ int main(int argc, char** argv) {
             ck::bench::Result r = base;
             r.n_threads = t;
             r.mem_bw_gbs = bandwidth[t];
+            if (profile) r.int8_peak_gmacs = int8_peak[t];
             r.weight_bytes = ck::bench::weight_bytes_streamed(test, model->decode_bytes_per_token(), n_batch);
             ck::bench::run_test(*model, session, test, opts, r, [&](int rep) {
               const std::string what = "runs: model " + std::to_string(mi + 1) + "/" + std::to_string(models.size()) +

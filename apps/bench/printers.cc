@@ -1,9 +1,11 @@
 #include "apps/bench/printers.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "apps/common/kv_cache_flags.h"
 #include "apps/common/version.h"
+#include "kernels/int8_peak.h"
 #include <string>
 #include <vector>
 
@@ -115,6 +117,7 @@ class MarkdownPrinter : public Printer {
     std::fputs("\n", out_);
     std::fflush(out_);
     last_ = r;
+    if (r.profile) profiled_.push_back(r);
   }
   void footer() override {
     if (last_.samples_ns.empty()) return;
@@ -122,11 +125,59 @@ class MarkdownPrinter : public Printer {
                        "bandwidth measured with as many threads (%.1f GB/s at %d)\n",
                  last_.cpu_info.c_str(), format_size(last_.peak_rss_bytes).c_str(), last_.mem_bw_gbs,
                  last_.n_threads);
+    for (const Result& r : profiled_) print_profile(r);
   }
 
  private:
+  // Where one test's time went, per token: each step of the forward pass
+  // and, within them, the threads' waits at barriers.
+  void print_profile(const Result& r) {
+    const ForwardProfile& p = *r.profile;
+    if (p.tokens == 0) return;
+    int64_t total_ns = 0;
+    for (const StepTotals& s : p.steps) total_ns += s.ns;
+    const double per_token = 1.0 / static_cast<double>(p.tokens);
+    std::fprintf(out_, "\nProfile of %s, %s, %d threads (%lld passes, %lld tokens): %.1f us per token\n\n",
+                 r.model_type.c_str(), r.test.name().c_str(), r.n_threads, static_cast<long long>(p.passes),
+                 static_cast<long long>(p.tokens), 1e-3 * static_cast<double>(total_ns) * per_token);
+    std::fprintf(out_, "| %-32s | %13s | %10s | %6s | %8s | %6s |\n", "step", "rows x cols", "us/token", "%", "GMAC/s",
+                 "% peak");
+    std::fprintf(out_, "| %s | %s: | %s: | %s: | %s: | %s: |\n", std::string(32, '-').c_str(),
+                 std::string(12, '-').c_str(), std::string(9, '-').c_str(), std::string(5, '-').c_str(),
+                 std::string(7, '-').c_str(), std::string(5, '-').c_str());
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+      const StepTotals& s = p.steps[i];
+      char shape[32] = "", rate[32] = "", of_peak[32] = "";
+      if (step_is_matmul(static_cast<Step>(i))) {
+        std::snprintf(shape, sizeof shape, "%lld x %lld", static_cast<long long>(s.rows),
+                      static_cast<long long>(s.cols));
+        if (s.ns > 0) {
+          const double gmacs = static_cast<double>(s.macs) / static_cast<double>(s.ns);
+          std::snprintf(rate, sizeof rate, "%.1f", gmacs);
+          if (r.int8_peak_gmacs > 0) std::snprintf(of_peak, sizeof of_peak, "%.0f%%", 100.0 * gmacs / r.int8_peak_gmacs);
+        }
+      }
+      std::fprintf(out_, "| %-32s | %13s | %10.2f | %6.1f | %8s | %6s |\n",
+                   std::string(step_name(static_cast<Step>(i))).c_str(), shape,
+                   1e-3 * static_cast<double>(s.ns) * per_token,
+                   100.0 * static_cast<double>(s.ns) / static_cast<double>(std::max<int64_t>(total_ns, 1)), rate,
+                   of_peak);
+    }
+    // The waits are spread over the steps above: per thread, on average.
+    const double wait_ns = p.thread_passes > 0 ? static_cast<double>(p.barrier_wait_ns) * static_cast<double>(p.passes) /
+                                                     static_cast<double>(p.thread_passes)
+                                               : 0.0;
+    std::fprintf(out_, "| %-32s | %13s | %10.2f | %6.1f | %8s | %6s |\n", "(of which waiting at barriers)", "",
+                 1e-3 * wait_ns * per_token, 100.0 * wait_ns / static_cast<double>(std::max<int64_t>(total_ns, 1)), "",
+                 "");
+    std::fprintf(out_, "\n%% peak: of the byte multiply-adds per second measured with as many threads, %.1f G (%s)\n",
+                 r.int8_peak_gmacs, int8_peak_instruction());
+    std::fflush(out_);
+  }
+
   std::FILE* out_;
   Result last_;
+  std::vector<Result> profiled_;
 };
 
 }  // namespace
@@ -178,6 +229,26 @@ nlohmann::ordered_json to_json(const Result& r) {
   j["peak_rss_bytes"] = r.peak_rss_bytes;
   j["samples_ns"] = r.samples_ns;
   j["samples_ts"] = r.samples_ts();
+  if (r.profile) {
+    const ForwardProfile& p = *r.profile;
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+      const StepTotals& s = p.steps[i];
+      nlohmann::ordered_json step{{"step", std::string(step_name(static_cast<Step>(i)))}, {"ns", s.ns}, {"calls", s.calls}};
+      if (step_is_matmul(static_cast<Step>(i))) {
+        step["rows"] = s.rows;
+        step["cols"] = s.cols;
+        step["macs"] = s.macs;
+      }
+      steps.push_back(step);
+    }
+    j["profile"] = {{"int8_peak_gmacs", r.int8_peak_gmacs},
+                    {"passes", p.passes},
+                    {"tokens", p.tokens},
+                    {"barrier_wait_ns", p.barrier_wait_ns},
+                    {"thread_passes", p.thread_passes},
+                    {"steps", steps}};
+  }
   return j;
 }
 

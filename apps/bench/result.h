@@ -3,10 +3,12 @@
 // ck's extras: weight bandwidth, time to first token, peak RSS.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "apps/bench/params.h"
+#include "runtime/forward_profile.h"
 #include "runtime/run_state.h"
 
 namespace ck::bench {
@@ -27,7 +29,9 @@ struct Result {
   std::vector<uint64_t> ttft_ns;     // time to first token, pg tests only
   uint64_t weight_bytes = 0;      // weight bytes streamed by one repetition
   double mem_bw_gbs = 0;          // measured read bandwidth at n_threads (0 = unknown)
+  double int8_peak_gmacs = 0;     // --profile: measured byte multiply-add peak at n_threads
   uint64_t peak_rss_bytes = 0;    // of the process, after the test
+  std::optional<ForwardProfile> profile;  // --profile: the timed repetitions' steps
 
   std::vector<double> samples_ts() const;  // tokens/s per repetition
   uint64_t avg_ns() const;

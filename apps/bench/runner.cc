@@ -12,6 +12,23 @@
 namespace ck::bench {
 namespace {
 
+// into += p, step by step (the shapes are the same in every pass).
+void add_to(ForwardProfile& into, const ForwardProfile& p) {
+  for (size_t i = 0; i < into.steps.size(); ++i) {
+    into.steps[i].ns += p.steps[i].ns;
+    into.steps[i].calls += p.steps[i].calls;
+    into.steps[i].macs += p.steps[i].macs;
+    if (p.steps[i].rows != 0) {
+      into.steps[i].rows = p.steps[i].rows;
+      into.steps[i].cols = p.steps[i].cols;
+    }
+  }
+  into.passes += p.passes;
+  into.tokens += p.tokens;
+  into.barrier_wait_ns += p.barrier_wait_ns;
+  into.thread_passes += p.thread_passes;
+}
+
 uint64_t now_ns() {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -84,6 +101,7 @@ void run_test(const Model& model, Session& session, const TestSpec& test, const 
   r.test_time = utc_now_rfc3339();
   r.samples_ns.clear();
   r.ttft_ns.clear();
+  r.profile.reset();
   for (int rep = opts.warmup ? 0 : 1; rep <= opts.repetitions; ++rep) {
     on_rep(rep);
     session.reset();
@@ -91,11 +109,18 @@ void run_test(const Model& model, Session& session, const TestSpec& test, const 
     const std::vector<int32_t> prompt = random_tokens(test.n_prompt, test.n_depth == 0);
     const std::vector<int32_t> gen = random_tokens(test.n_gen, test.n_depth == 0 && test.n_prompt == 0);
 
+    const bool profiled = opts.profile && rep > 0;
+    if (profiled) start_forward_profile();
     const uint64_t t0 = now_ns();
     if (!prompt.empty()) session.eval(prompt);
     const uint64_t t_first = now_ns();
     for (int32_t id : gen) session.eval(std::span<const int32_t>(&id, 1));
     const uint64_t t1 = now_ns();
+    if (profiled) {
+      stop_forward_profile();
+      if (!r.profile) r.profile.emplace();
+      add_to(*r.profile, forward_profile());
+    }
 
     if (rep == 0) continue;  // the warm-up
     r.samples_ns.push_back(t1 - t0);

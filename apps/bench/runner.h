@@ -16,6 +16,7 @@ namespace ck::bench {
 struct RunOptions {
   int repetitions = 5;
   bool warmup = true;  // one untimed run of each test first
+  bool profile = false;  // record where the timed passes' time goes (Result::profile)
 };
 
 // The model fields of a Result (file, type, size, params, dtype mix).

@@ -97,6 +97,52 @@ TEST_CASE("ck-bench on stories260K writes llama-bench JSON", "[bench][app]") {
   CHECK(results[3]["n_depth"] == 16);
 }
 
+TEST_CASE("ck-bench --profile accounts for the timed passes and nothing else", "[bench][app]") {
+  const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
+  const auto r = ck::test::run_app({"ck-bench", "-m", model, "-p", "32", "-n", "4", "-d", "16", "-r", "2", "-t", "2",
+                                    "-o", "json", "--profile"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto results = nlohmann::json::parse(r.out);
+  REQUIRE(results.size() == 2);
+  for (const auto& j : results) {
+    INFO(j.dump());
+    REQUIRE(j.contains("profile"));
+    const auto& p = j["profile"];
+    const int64_t n_prompt = j["n_prompt"], n_gen = j["n_gen"];
+    // Two repetitions; neither the warm-up nor the 16 tokens of depth before
+    // each repetition's clock are recorded.
+    CHECK(p["tokens"] == 2 * (n_prompt + n_gen));
+    CHECK(p["passes"] == (n_prompt > 0 ? 2 : 2 * n_gen));
+    int64_t steps_ns = 0;
+    for (const auto& step : p["steps"]) {
+      const int64_t ns = step["ns"];
+      CHECK(ns >= 0);
+      steps_ns += ns;
+      if (!step.contains("macs")) continue;
+      const int64_t rows = step["rows"], cols = step["cols"], macs = step["macs"], calls = step["calls"];
+      CHECK(rows > 0);
+      CHECK(cols > 0);
+      // The logits of the last token of each pass, once; every token
+      // elsewhere, in each of stories260K's 5 layers.
+      const bool logits = step["step"] == "output norm, logits";
+      CHECK(calls == p["passes"].get<int64_t>() * (logits ? 1 : 5));
+      CHECK(macs == (logits ? calls : p["tokens"].get<int64_t>() * calls / p["passes"].get<int64_t>()) * rows * cols);
+    }
+    int64_t timed_ns = 0;
+    for (const auto& ns : j["samples_ns"]) timed_ns += ns.get<int64_t>();
+    CHECK(steps_ns > 0);
+    CHECK(steps_ns <= timed_ns);
+    CHECK(p["barrier_wait_ns"].get<int64_t>() >= 0);
+    CHECK(p["int8_peak_gmacs"].get<double>() >= 0);
+  }
+  const auto md = ck::test::run_app({"ck-bench", "-m", model, "-p", "32", "-n", "0", "-r", "1", "-t", "1", "--profile"});
+  REQUIRE(md.exit_code == 0);
+  CHECK(md.out.find("Profile of ") != std::string::npos);
+  CHECK(md.out.find("| matmul gate,up ") != std::string::npos);
+  CHECK(md.out.find("(of which waiting at barriers)") != std::string::npos);
+}
+
 TEST_CASE("ck-bench: markdown table and bad arguments", "[bench][app]") {
   const std::string model = std::string(CK_SHARED_DATA) + "/models/stories260K.gguf";
   const auto md = ck::test::run_app({"ck-bench", "-m", model, "-p", "16", "-n", "4", "-r", "1", "-t", "1"});
