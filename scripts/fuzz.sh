@@ -2,8 +2,9 @@
 # Builds the libFuzzer targets (tests/fuzz, clang + ASan/UBSan) in build-fuzz/,
 # replays the regression inputs of tests/fuzz/regressions/NAME/, then runs each
 # target for SECONDS (default 60) on its seeds and prints executions and
-# coverage. A finding leaves its input in fuzz-out/NAME/ (crash-*, leak-*,
-# timeout-*, oom-*) and fails the script.
+# coverage, CK_FUZZ_JOBS targets at a time (default: one per core). A
+# finding leaves its input in fuzz-out/NAME/ (crash-*, leak-*, timeout-*,
+# oom-*) and fails the script.
 #
 # usage: scripts/fuzz.sh [SECONDS] [TARGET]      e.g. scripts/fuzz.sh 1800 fuzz_gguf
 # Seeds: the small files committed in tests/fuzz/corpus/NAME/, plus files
@@ -44,42 +45,69 @@ declare -A inputs=(
   [fuzz_grammar]="$PWD/tests/fuzz/corpus/fuzz_grammar|grammar.dict"
 )
 
-status=0
-summary=()
-for name in fuzz_gguf fuzz_bump fuzz_convert fuzz_tokenizer fuzz_chat_template fuzz_grammar; do
-  [ -n "$ONLY" ] && [ "$name" != "$ONLY" ] && continue
-  bin=$PWD/build-fuzz/bin/$name
-  out=$PWD/fuzz-out/$name
+# fuzz_one NAME: replays NAME's regression inputs, then fuzzes it; writes its
+# summary line to fuzz-out/NAME/summary.txt and fails on a finding.
+fuzz_one() {
+  local name=$1 bin=$PWD/build-fuzz/bin/$1 out=$PWD/fuzz-out/$1 seed_dir dict result execs cov line
   mkdir -p "$out/corpus"
+  rm -f "$out/summary.txt"
   IFS='|' read -r seed_dir dict <<<"${inputs[$name]}"
   # Bounded per input (-timeout), in memory (-rss_limit_mb; one allocation
   # above -malloc_limit_mb is a finding: readers must cap sizes by the file's).
-  common=(-rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 -artifact_prefix="$out/"
-          -dict="$PWD/tests/fuzz/$dict")
+  local common=(-rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 -artifact_prefix="$out/"
+                -dict="$PWD/tests/fuzz/$dict")
 
   shopt -s nullglob
-  regressions=("$PWD/tests/fuzz/regressions/$name"/*)
+  local regressions=("$PWD/tests/fuzz/regressions/$name"/*)
   shopt -u nullglob
   if ((${#regressions[@]})); then
     echo "fuzz: $name: replaying ${#regressions[@]} regression inputs"
     if ! "$bin" "${common[@]}" "${regressions[@]}" >"$out/regressions.log" 2>&1; then
       echo "fuzz: $name: A REGRESSION INPUT FAILS, see $out/regressions.log"; tail -40 "$out/regressions.log"
-      status=1; summary+=("$name: regression input fails"); continue
+      echo "$name: regression input fails" >"$out/summary.txt"
+      return 1
     fi
   fi
 
   echo "fuzz: $name for ${SECONDS_PER_TARGET}s"
+  local found=0
   if (cd "$out" && "$bin" "${common[@]}" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
         corpus "$seed_dir" >log.txt 2>&1); then
     result="no finding"
   else
     result="FINDING: $(ls -t "$out" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' | head -1)"
-    echo "fuzz: $name FOUND A PROBLEM, see $out/log.txt"; tail -60 "$out/log.txt"; status=1
+    echo "fuzz: $name FOUND A PROBLEM, see $out/log.txt"; tail -60 "$out/log.txt"; found=1
   fi
   execs=$(grep -oP 'stat::number_of_executed_units: \K[0-9]+' "$out/log.txt" || echo "?")
   cov=$(grep -oP '^#[0-9]+\s+\S+\s+cov: \K[0-9]+ ft: [0-9]+' "$out/log.txt" | tail -1 || echo "?")
   line="$name: ${SECONDS_PER_TARGET}s, $execs execs, cov $cov, corpus $(ls "$out/corpus" | wc -l) files, $result"
-  echo "fuzz: $line"; summary+=("$line")
+  echo "fuzz: $line"; echo "$line" >"$out/summary.txt"
+  return $found
+}
+
+# A libFuzzer process runs on one core: JOBS targets at once, each still
+# fuzzed for SECONDS of its own.
+targets=()
+for name in fuzz_gguf fuzz_bump fuzz_convert fuzz_tokenizer fuzz_chat_template fuzz_grammar; do
+  [ -n "$ONLY" ] && [ "$name" != "$ONLY" ] && continue
+  targets+=("$name")
 done
-echo "== fuzz summary"; printf '  %s\n' "${summary[@]}"
+status=0
+running=0
+for name in "${targets[@]}"; do
+  if ((running >= JOBS)); then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$name" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || status=1
+  running=$((running - 1))
+done
+echo "== fuzz summary"
+for name in "${targets[@]}"; do
+  echo "  $(cat "$PWD/fuzz-out/$name/summary.txt" 2>/dev/null || echo "$name: no summary (the script failed before it)")"
+done
 exit $status
