@@ -209,7 +209,7 @@ HWY_INLINE void BlockProducts(const uint8_t* u, const int8_t* const* x, V32* isu
       for (int t = 0; t < kT; ++t) {
         const V16 p = PairSums<kSignedW>(w, x[t] + 4 * j);
         pairs[t] = j == j0 ? p : hn::Add(pairs[t], p);
-        KeepInRegister(pairs[t]);
+        if constexpr (kDepth > 1) KeepInRegister(pairs[t]);
       }
     }
     for (int t = 0; t < kT; ++t) {

@@ -19,10 +19,46 @@ HWY_BEFORE_NAMESPACE();
 namespace ck::peak::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr int kChains = 12;  // more than latency x throughput of any of them
+#if !CK_HWY_PORTABLE_TARGET
+// An empty asm that tells the compiler v may have changed, so that the same
+// product is not computed once for all chains and nothing is dead code;
+// the machine sees no instruction.
+template <class Raw>
+HWY_INLINE void Opaque(Raw& v) {
+#if HWY_TARGET <= HWY_AVX3
+  asm volatile("" : "+v"(v));
+#else
+  asm volatile("" : "+x"(v));
+#endif
+}
 
-// Byte multiply-adds done by `iterations` rounds of kChains instructions;
-// the accumulators are folded into `sink` so that nothing is dead code.
+// acc += the target's byte dot product of w and x. In asm: written with
+// intrinsics, GCC copied each chain's sum to another register (and some to
+// the stack) every time, and the probe measured those moves.
+template <class Raw>
+HWY_INLINE void ByteDot(Raw& acc, Raw w, Raw x) {
+#if HWY_TARGET == HWY_AVX3_DL
+  // No Highway op, and the target attribute lacks avx512vnni (as in gemm_int8-inl.h).
+  asm("vpdpbusd %1, %2, %0" : "+v"(acc) : "v"(x), "v"(w));
+#elif HWY_TARGET <= HWY_AVX3
+  Raw t;
+  asm("vpmaddubsw %2, %1, %0" : "=v"(t) : "v"(w), "v"(x));
+  asm("vpaddw %1, %0, %0" : "+v"(acc) : "v"(t));
+#elif HWY_TARGET == HWY_AVX2
+  Raw t;
+  asm("vpmaddubsw %2, %1, %0" : "=x"(t) : "x"(w), "x"(x));
+  asm("vpaddw %1, %0, %0" : "+x"(acc) : "x"(t));
+#else
+  Raw t;
+  asm("movdqa %1, %0\n\tpmaddubsw %2, %0" : "=&x"(t) : "x"(w), "x"(x));
+  asm("paddw %1, %0" : "+x"(acc) : "x"(t));
+#endif
+}
+#endif
+
+// Byte multiply-adds done by `iterations` rounds of eight independent
+// chains (enough to cover the latency of the add, or of vpdpbusd, at full
+// throughput; few enough for 16 registers). The sums go to `sink`.
 int64_t ByteDotLoop(int64_t iterations, int32_t* sink) {
 #if CK_HWY_PORTABLE_TARGET
   (void)iterations;
@@ -32,31 +68,32 @@ int64_t ByteDotLoop(int64_t iterations, int32_t* sink) {
   const hn::ScalableTag<uint8_t> d8;
   const hn::ScalableTag<int32_t> d32;
   auto w = hn::Iota(d8, 1).raw;
-  auto x = hn::Set(d8, 3).raw;
-  decltype(w) acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = hn::Set(d8, static_cast<uint8_t>(i)).raw;
+  const auto x = hn::Set(d8, 3).raw;
+  auto a0 = hn::Zero(d8).raw, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
   for (int64_t it = 0; it < iterations; ++it) {
-    for (int i = 0; i < kChains; ++i) {
-#if HWY_TARGET == HWY_AVX3_DL
-      // No Highway op, and the target attribute lacks avx512vnni (as in gemm_int8-inl.h).
-      asm volatile("vpdpbusd %1, %2, %0" : "+v"(acc[i]) : "v"(w), "v"(x));
-#elif HWY_TARGET <= HWY_AVX3
-      acc[i] = _mm512_add_epi16(acc[i], _mm512_maddubs_epi16(w, x));
-      asm volatile("" : "+v"(acc[i]));
-#elif HWY_TARGET == HWY_AVX2
-      acc[i] = _mm256_add_epi16(acc[i], _mm256_maddubs_epi16(w, x));
-      asm volatile("" : "+x"(acc[i]));
-#else
-      acc[i] = _mm_add_epi16(acc[i], _mm_maddubs_epi16(w, x));
-      asm volatile("" : "+x"(acc[i]));
-#endif
-    }
+    ByteDot(a0, w, x);
+    Opaque(w);
+    ByteDot(a1, w, x);
+    Opaque(w);
+    ByteDot(a2, w, x);
+    Opaque(w);
+    ByteDot(a3, w, x);
+    Opaque(w);
+    ByteDot(a4, w, x);
+    Opaque(w);
+    ByteDot(a5, w, x);
+    Opaque(w);
+    ByteDot(a6, w, x);
+    Opaque(w);
+    ByteDot(a7, w, x);
+    Opaque(w);
   }
-  auto total = hn::Zero(d32);
-  for (int i = 0; i < kChains; ++i) total = hn::Add(total, decltype(total){acc[i]});
+  using V = decltype(hn::Zero(d32));
+  const V total = hn::Add(hn::Add(hn::Add(V{a0}, V{a1}), hn::Add(V{a2}, V{a3})),
+                          hn::Add(hn::Add(V{a4}, V{a5}), hn::Add(V{a6}, V{a7})));
   *sink = hn::GetLane(hn::SumOfLanes(d32, total));
   // Each instruction: one product per byte lane.
-  return iterations * kChains * static_cast<int64_t>(hn::Lanes(d8));
+  return iterations * 8 * static_cast<int64_t>(hn::Lanes(d8));
 #endif
 }
 
