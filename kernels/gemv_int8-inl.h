@@ -441,13 +441,23 @@ struct Int8Kernel {
     w[0] = hn::And(q, hn::Set(DB(), 0xF));
     w[1] = hn::And(hn::BitCast(DB(), hn::ShiftRight<4>(hn::BitCast(dw, q))), hn::Set(DB(), 0xF));
     if constexpr (T::kHighBit) {
+      // Bit j of qh is weight j's. Both blocks' qh in every 64-bit lane (a's
+      // in bytes 0-3, b's in 4-7); a byte shuffle gives each weight the qh
+      // byte that holds its bit (the low half: bytes 0, 1 of a, then of b;
+      // the high half: bytes 2, 3), and a test of that bit sets 16.
       uint32_t ha, hb;
       std::memcpy(&ha, a.qh, 4);
       std::memcpy(&hb, b.qh, 4);
-      // Bit j of qh is weight j's: bits 0-15 of a and b, then 16-31.
-      const uint32_t bits[2] = {(ha & 0xFFFFu) | (hb << 16), (ha >> 16) | (hb & 0xFFFF0000u)};
+      const hn::Repartition<uint64_t, DB> d64;
+      const VB both = hn::BitCast(DB(), hn::Set(d64, uint64_t{ha} | uint64_t{hb} << 32));
+      alignas(32) static constexpr uint8_t kSource[2][32] = {
+          {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5},
+          {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7}};
+      alignas(16) static constexpr uint8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+      const VB bit = hn::LoadDup128(DB(), kBit);
       for (int h = 0; h < 2; ++h) {
-        const auto set = hn::LoadMaskBits(DB(), reinterpret_cast<const uint8_t*>(&bits[h]));
+        const VB source = hn::TableLookupBytes(both, hn::Load(DB(), kSource[h]));
+        const auto set = hn::Eq(hn::And(source, bit), bit);
         w[h] = hn::Or(w[h], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
       }
     }
