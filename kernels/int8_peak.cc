@@ -57,8 +57,9 @@ HWY_INLINE void ByteDot(Raw& acc, Raw w, Raw x) {
 #endif
 
 // Byte multiply-adds done by `iterations` rounds of eight independent
-// chains (enough to cover the latency of the add, or of vpdpbusd, at full
-// throughput; few enough for 16 registers). The sums go to `sink`.
+// chains: enough to cover the latency of the add at full throughput, and of
+// vpdpbusd (5 cycles) at one per cycle; few enough for 16 registers. The
+// sums go to `sink`.
 int64_t ByteDotLoop(int64_t iterations, int32_t* sink) {
 #if CK_HWY_PORTABLE_TARGET
   (void)iterations;

@@ -243,6 +243,7 @@ nlohmann::ordered_json to_json(const Result& r) {
       steps.push_back(step);
     }
     j["profile"] = {{"int8_peak_gmacs", r.int8_peak_gmacs},
+                    {"int8_peak_instruction", std::string(int8_peak_instruction())},
                     {"passes", p.passes},
                     {"tokens", p.tokens},
                     {"barrier_wait_ns", p.barrier_wait_ns},
