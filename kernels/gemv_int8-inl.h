@@ -357,7 +357,16 @@ struct Int8Kernel {
   // qh as bit 4 of value j).
   static HWY_INLINE void Weights(const Block& b, W* w) {
     if constexpr (std::is_same_v<Block, BlockQ8_0>) {
-      for (size_t v = 0; v < kBlockVectors; ++v) w[v] = hn::LoadU(DBS(), b.qs + v * kByteLanes);
+      for (size_t v = 0; v < kBlockVectors; ++v) {
+        w[v] = hn::LoadU(DBS(), b.qs + v * kByteLanes);
+#if HWY_TARGET <= HWY_AVX2
+        // In a register: the pair-sum targets read q twice (|q| and the
+        // sign for x), and GCC folded the load into both, two vector loads
+        // per block where Zen 3 issues two a cycle (llvm-mca: the loop's
+        // bound, docs/benchmarks.md "Session 11").
+        asm("" : "+x"(w[v].raw));
+#endif
+      }
     } else {
       VB nib[kBlockVectors];
       NibblePairs(b.qs, nib);
