@@ -32,11 +32,13 @@ HWY_INLINE void Opaque(Raw& v) {
 #endif
 }
 
-// acc += the target's byte dot product of w and x. In asm: written with
-// intrinsics, GCC copied each chain's sum to another register (and some to
-// the stack) every time, and the probe measured those moves.
+// acc += the target's byte dot product of w and x, then w is hidden from
+// the compiler (Opaque) so that the next chain's product is its own. In
+// asm: written with intrinsics, GCC copied each chain's sum to another
+// register (and some to the stack) every time, and the probe measured
+// those moves.
 template <class Raw>
-HWY_INLINE void ByteDot(Raw& acc, Raw w, Raw x) {
+HWY_INLINE void ByteDot(Raw& acc, Raw& w, Raw x) {
 #if HWY_TARGET == HWY_AVX3_DL
   // No Highway op, and the target attribute lacks avx512vnni (as in gemm_int8-inl.h).
   asm("vpdpbusd %1, %2, %0" : "+v"(acc) : "v"(x), "v"(w));
@@ -53,6 +55,7 @@ HWY_INLINE void ByteDot(Raw& acc, Raw w, Raw x) {
   asm("movdqa %1, %0\n\tpmaddubsw %2, %0" : "=&x"(t) : "x"(w), "x"(x));
   asm("paddw %1, %0" : "+x"(acc) : "x"(t));
 #endif
+  Opaque(w);
 }
 #endif
 
@@ -73,21 +76,13 @@ int64_t ByteDotLoop(int64_t iterations, int32_t* sink) {
   auto a0 = hn::Zero(d8).raw, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
   for (int64_t it = 0; it < iterations; ++it) {
     ByteDot(a0, w, x);
-    Opaque(w);
     ByteDot(a1, w, x);
-    Opaque(w);
     ByteDot(a2, w, x);
-    Opaque(w);
     ByteDot(a3, w, x);
-    Opaque(w);
     ByteDot(a4, w, x);
-    Opaque(w);
     ByteDot(a5, w, x);
-    Opaque(w);
     ByteDot(a6, w, x);
-    Opaque(w);
     ByteDot(a7, w, x);
-    Opaque(w);
   }
   using V = decltype(hn::Zero(d32));
   const V total = hn::Add(hn::Add(hn::Add(V{a0}, V{a1}), hn::Add(V{a2}, V{a3})),
