@@ -55,6 +55,12 @@ struct DTypeTraits {
   // pmaddubsw targets keep q signed and move the sign onto x instead of
   // adding 128 (u8_max 255 would leave no room for int16 sums).
   bool u8_signed;
+  // Activations per int8 scale in the decode GEMV (gemv.cc): 32 as prefill
+  // rounds them, or a whole super-block (256) for the K-quants whose
+  // sub-block scales are integers, so that a super-block's byte products
+  // add up in int32 and meet one float scale (gemv_int8_kquant-inl.h);
+  // 0 where the GEMV multiplies in fp32.
+  int gemv_x_block;
 };
 
 // The one table. Indexed by dtype code.

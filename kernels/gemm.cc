@@ -102,9 +102,9 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
 
 }  // namespace
 
-bool quantize_row_int8(const float* x, int64_t cols, int8_t* q, float* scale, float* sum16, float* sum32,
-                       float* residual) {
-  return qgemm::quantize_row_int8_fn()(x, cols, q, scale, sum16, sum32, residual, kInt8SpikeRatio);
+bool quantize_row_int8(const float* x, int64_t cols, int64_t width, int8_t* q, float* scale, float* sum16,
+                       float* sum32, float* residual) {
+  return qgemm::quantize_row_int8_fn()(x, cols, width, q, scale, sum16, sum32, residual, kInt8SpikeRatio);
 }
 
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {
@@ -146,7 +146,7 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
                                   p.koff.empty() ? nullptr : p.koff.data() + t * nbw, cols};
   };
   auto quantize = [&](const float* x, int64_t t, float* res) {
-    return quantize_row_int8(x, cols, c.xq.data() + t * cols, c.xscale.data() + t * nb32,
+    return quantize_row_int8(x, cols, 32, c.xq.data() + t * cols, c.xscale.data() + t * nb32,
                              c.xsum16.data() + t * (cols / 16), c.xsum32.data() + t * nb32, res);
   };
 

@@ -444,15 +444,15 @@ void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int6
   }
 }
 
-// One token row x (cols, a multiple of 32) to int8 per 32 values, with the
-// scales and the sums of the rounded values per 16 and per 32. A block with
-// a non-finite value gets scale NaN (and q 0), so that its outputs come out
-// NaN as with fp32 arithmetic. `residual` (if not null) gets the rounding
-// error x - q * scale of the spiky blocks, those whose largest |x| exceeds
-// `spike` times the row's RMS, and zeros elsewhere; returns whether any
-// block was spiky.
-bool QuantizeRowInt8(const float* x, int64_t cols, int8_t* q, float* scale, float* sum16, float* sum32,
-                     float* residual, float spike) {
+// One token row x (cols, a multiple of `width`: 32, or the K-quants' 256
+// in decode, gemv.cc) to int8 per `width` values, with the scales and the
+// sums of the rounded values per 16 and per 32. A block with a non-finite
+// value gets scale NaN (and q 0), so that its outputs come out NaN as with
+// fp32 arithmetic. `residual` (if not null) gets the rounding error x - q *
+// scale of the spiky blocks, those whose largest |x| exceeds `spike` times
+// the row's RMS, and zeros elsewhere; returns whether any block was spiky.
+bool QuantizeRowInt8(const float* x, int64_t cols, int64_t width, int8_t* q, float* scale, float* sum16,
+                     float* sum32, float* residual, float spike) {
   const hn::CappedTag<float, 16> df;
   const hn::Rebind<int32_t, decltype(df)> di;
   const hn::Rebind<int8_t, decltype(df)> di8;
@@ -467,42 +467,47 @@ bool QuantizeRowInt8(const float* x, int64_t cols, int8_t* q, float* scale, floa
     spike_level = spike * std::sqrt(hn::GetLane(hn::SumOfLanes(df, sq)) / static_cast<float>(cols));
   }
   bool any_spiky = false;
-  for (int64_t b = 0; b < cols / 32; ++b) {
-    const float* xb = x + 32 * b;
-    float* rb = residual != nullptr ? residual + 32 * b : nullptr;
+  for (int64_t b = 0; b < cols / width; ++b) {
+    const float* xb = x + width * b;
+    float* rb = residual != nullptr ? residual + width * b : nullptr;
+    float* s16 = sum16 + width / 16 * b;
+    float* s32 = sum32 + width / 32 * b;
     auto amax = hn::Zero(df), nonfinite = hn::Zero(df);
-    for (size_t i = 0; i < 32; i += L) {
+    for (int64_t i = 0; i < width; i += static_cast<int64_t>(L)) {
       const auto v = hn::LoadU(df, xb + i);
       amax = hn::Max(amax, hn::Abs(v));
       nonfinite = hn::Add(nonfinite, hn::Mul(v, hn::Zero(df)));  // NaN unless every value is finite
     }
     const float m = hn::GetLane(hn::MaxOfLanes(df, amax));
     const bool spiky = m > spike_level;
-    if (rb != nullptr && !spiky) std::fill_n(rb, 32, 0.0f);
+    if (rb != nullptr && !spiky) std::fill_n(rb, width, 0.0f);
     if (!(hn::GetLane(hn::SumOfLanes(df, nonfinite)) == 0.0f)) {
       scale[b] = std::numeric_limits<float>::quiet_NaN();
-      sum16[2 * b] = sum16[2 * b + 1] = sum32[b] = scale[b];
-      std::memset(q + 32 * b, 0, 32);
-      if (rb != nullptr) std::fill_n(rb, 32, 0.0f);
+      std::fill_n(s16, width / 16, scale[b]);
+      std::fill_n(s32, width / 32, scale[b]);
+      std::memset(q + width * b, 0, static_cast<size_t>(width));
+      if (rb != nullptr) std::fill_n(rb, width, 0.0f);
       continue;
     }
     any_spiky |= spiky;
     const float d = m / 127.0f;
     const auto vd = hn::Set(df, d);
     const auto inv = hn::Set(df, d > 0.0f ? 1.0f / d : 0.0f);
-    int32_t halves[2] = {0, 0};
-    for (size_t i = 0; i < 32; i += L) {
-      const auto v = hn::LoadU(df, xb + i);
-      const auto qi = hn::NearestInt(hn::Mul(v, inv));
-      hn::StoreU(hn::DemoteTo(di8, qi), di8, q + 32 * b + static_cast<int64_t>(i));
-      if (spiky) hn::StoreU(hn::NegMulAdd(hn::ConvertTo(df, qi), vd, v), df, rb + i);
-      // A vector of at most 16 lanes never straddles the two halves.
-      halves[i / 16] += hn::GetLane(hn::SumOfLanes(di, qi));
+    for (int64_t i32 = 0; i32 < width; i32 += 32) {
+      int32_t halves[2] = {0, 0};
+      for (int64_t i = i32; i < i32 + 32; i += static_cast<int64_t>(L)) {
+        const auto v = hn::LoadU(df, xb + i);
+        const auto qi = hn::NearestInt(hn::Mul(v, inv));
+        hn::StoreU(hn::DemoteTo(di8, qi), di8, q + width * b + i);
+        if (spiky) hn::StoreU(hn::NegMulAdd(hn::ConvertTo(df, qi), vd, v), df, rb + i);
+        // A vector of at most 16 lanes never straddles the two halves.
+        halves[(i - i32) / 16] += hn::GetLane(hn::SumOfLanes(di, qi));
+      }
+      s16[i32 / 16] = static_cast<float>(halves[0]) * d;
+      s16[i32 / 16 + 1] = static_cast<float>(halves[1]) * d;
+      s32[i32 / 32] = static_cast<float>(halves[0] + halves[1]) * d;
     }
     scale[b] = d;
-    sum16[2 * b] = static_cast<float>(halves[0]) * d;
-    sum16[2 * b + 1] = static_cast<float>(halves[1]) * d;
-    sum32[b] = static_cast<float>(halves[0] + halves[1]) * d;
   }
   return any_spiky;
 }

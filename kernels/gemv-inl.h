@@ -58,7 +58,9 @@ HWY_INLINE XSums VectorOf(const XSums& xs, int64_t cols, int64_t t) {
   return {at(xs.q8, cols),         at(xs.scale8, nb8),       at(xs.sum8, nb8),     at(xs.sum16_8, 2 * nb8),
           at(xs.r8, cols),         at(xs.rscale8, nb8),      at(xs.spiky4, nb8 / kX8Pad),
           at(xs.q8p, cols),        at(xs.r8p, cols),         at(xs.scale8p, 2 * nb8),
-          at(xs.rscale8p, 2 * nb8), at(xs.sum8p, 2 * nb8)};
+          at(xs.rscale8p, 2 * nb8), at(xs.sum8p, 2 * nb8),
+          at(xs.q8k, cols),         at(xs.scale8k, cols / 256), at(xs.sum16_8k, cols / 16), at(xs.sum32_8k, cols / 32),
+          at(xs.r8k, cols),         at(xs.rscale8k, cols / 256)};
 }
 
 template <int kN>

@@ -110,15 +110,55 @@ void gemv(DType dt, const void* W, int64_t rows, int64_t cols, const float* x, f
 namespace {
 
 // n activation vectors as the kernels take them (qgemv::XSums, vector t at
-// the offsets gemv-inl.h's VectorOf expects): int8 as prefill rounds them.
+// the offsets gemv-inl.h's VectorOf expects): int8 per 32 as prefill rounds
+// them, and per 256 for the K-quants (DTypeTraits::gemv_x_block), each form
+// only where a matrix of the call multiplies it.
 // The offset terms (Q4_0's -8d, Q4_1's m, the K-quants' minimums, ...)
 // multiply the sums of the *rounded* x, so that a kernel computes sum w *
 // (rounded x); with the sums of the exact x the two terms' rounding errors
 // would not cancel (the weights' u are all positive), which doubled the
 // error of SmolLM2 Q4_1's decode in session 2.
 struct Activations {
-  std::vector<int8_t> q8, r8, q8p, r8p;
-  std::vector<float> scale8, sum8, sum16_8, rscale8, rsum8, rsum16, residual, scale8p, rscale8p, sum8p;
+  // One rounding of n vectors: int8 per `width` values and the second pass
+  // over the spiky blocks, the sums per 16 and per 32 counting both.
+  // Per vector: cols bytes, `blocks` scales, `blocks` * width / 16 and / 32
+  // sums (blocks >= cols / width: the per-32 form pads, X8Blocks).
+  struct Rounded {
+    std::vector<int8_t> q, r;
+    std::vector<float> scale, rscale, sum16, sum32, rsum16, rsum32, residual;
+    std::vector<uint8_t> spiky;  // per block: whether it took the second pass
+
+    void round(const float* X, int64_t cols, int64_t n, int64_t width, int64_t blocks) {
+      const int64_t nb = cols / width, per16 = width / 16, per32 = width / 32;
+      q.resize(static_cast<size_t>(n * cols));
+      r.resize(q.size());
+      scale.assign(static_cast<size_t>(n * blocks), 0.0f);
+      rscale.assign(scale.size(), 0.0f);
+      sum16.assign(scale.size() * per16, 0.0f);
+      sum32.assign(scale.size() * per32, 0.0f);
+      spiky.assign(scale.size(), 0);
+      rsum16.resize(static_cast<size_t>(nb * per16));
+      rsum32.resize(static_cast<size_t>(nb * per32));
+      residual.resize(static_cast<size_t>(cols));
+      for (int64_t t = 0; t < n; ++t) {
+        const int64_t b0 = t * blocks;
+        float* s16 = sum16.data() + b0 * per16;
+        float* s32 = sum32.data() + b0 * per32;
+        if (!quantize_row_int8(X + t * cols, cols, width, q.data() + t * cols, scale.data() + b0, s16, s32,
+                               residual.data())) {
+          continue;
+        }
+        quantize_row_int8(residual.data(), cols, width, r.data() + t * cols, rscale.data() + b0, rsum16.data(),
+                          rsum32.data(), nullptr);
+        for (int64_t i = 0; i < nb * per16; ++i) s16[i] += rsum16[static_cast<size_t>(i)];
+        for (int64_t i = 0; i < nb * per32; ++i) s32[i] += rsum32[static_cast<size_t>(i)];
+        for (int64_t b = 0; b < nb; ++b) spiky[static_cast<size_t>(b0 + b)] = rscale[static_cast<size_t>(b0 + b)] != 0.0f;
+      }
+    }
+  };
+  Rounded by32, by256;
+  std::vector<int8_t> q8p, r8p;
+  std::vector<float> scale8p, rscale8p, sum8p;
   std::vector<uint8_t> spiky4;
 
   // XSums' pair layout of every whole group of kX8Pad blocks.
@@ -126,8 +166,8 @@ struct Activations {
     static_assert(qgemv::kX8Pad == 4, "two pairs per group");
     static constexpr int kBlockOfLane[8] = {0, 0, 2, 2, 1, 1, 3, 3};
     const int64_t nb8 = qgemv::X8Blocks(cols), groups = cols / 32 / qgemv::kX8Pad;
-    q8p.resize(q8.size());
-    r8p.resize(r8.size());
+    q8p.resize(by32.q.size());
+    r8p.resize(by32.r.size());
     scale8p.assign(static_cast<size_t>(2 * n * nb8), 0.0f);
     rscale8p.assign(scale8p.size(), 0.0f);
     sum8p.assign(scale8p.size(), 0.0f);
@@ -137,53 +177,52 @@ struct Activations {
         const bool spiky = spiky4[static_cast<size_t>((t * nb8 + k0) / qgemv::kX8Pad)] != 0;
         for (int i = 0; i < 8; ++i) {  // 16-byte piece i: pair i / 4, half (i / 2) % 2, block i % 2 of the pair
           const int64_t from = bytes + (2 * (i / 4) + i % 2) * 32 + (i / 2) % 2 * 16, to = bytes + 16 * i;
-          std::memcpy(&q8p[static_cast<size_t>(to)], &q8[static_cast<size_t>(from)], 16);
-          if (spiky) std::memcpy(&r8p[static_cast<size_t>(to)], &r8[static_cast<size_t>(from)], 16);
+          std::memcpy(&q8p[static_cast<size_t>(to)], &by32.q[static_cast<size_t>(from)], 16);
+          if (spiky) std::memcpy(&r8p[static_cast<size_t>(to)], &by32.r[static_cast<size_t>(from)], 16);
         }
         for (int lane = 0; lane < 8; ++lane) {
           const size_t from = static_cast<size_t>(t * nb8 + k0 + kBlockOfLane[lane]);
           const size_t to = static_cast<size_t>(t * 2 * nb8 + 2 * k0 + lane);
-          scale8p[to] = scale8[from];
-          rscale8p[to] = rscale8[from];
-          if (lane % 2 == 0) sum8p[to] = sum8[from];
+          scale8p[to] = by32.scale[from];
+          rscale8p[to] = by32.rscale[from];
+          if (lane % 2 == 0) sum8p[to] = by32.sum32[from];
         }
       }
     }
   }
 
   // The padding blocks (X8Blocks) stay zero: scale, sums and flags.
-  qgemv::XSums prepare(const float* X, int64_t cols, int64_t n) {
-    const int64_t nb = cols / 32, nb8 = qgemv::X8Blocks(cols);
-    const size_t blocks = static_cast<size_t>(n * nb8);
-    q8.resize(static_cast<size_t>(n * cols));
-    r8.resize(q8.size());
-    scale8.assign(blocks, 0.0f);
-    sum8.assign(blocks, 0.0f);
-    sum16_8.assign(2 * blocks, 0.0f);
-    rscale8.assign(blocks, 0.0f);
-    rsum8.resize(static_cast<size_t>(nb));
-    rsum16.resize(static_cast<size_t>(2 * nb));
-    residual.resize(static_cast<size_t>(cols));
-    spiky4.assign(blocks / qgemv::kX8Pad, 0);
-    for (int64_t t = 0; t < n; ++t) {
-      float* sum = sum8.data() + t * nb8;
-      float* sum16 = sum16_8.data() + t * 2 * nb8;
-      float* rscale = rscale8.data() + t * nb8;
-      if (!quantize_row_int8(X + t * cols, cols, q8.data() + t * cols, scale8.data() + t * nb8, sum16, sum,
-                             residual.data())) {
-        continue;
-      }
-      quantize_row_int8(residual.data(), cols, r8.data() + t * cols, rscale, rsum16.data(), rsum8.data(), nullptr);
-      for (int64_t b = 0; b < nb; ++b) {
-        sum[b] += rsum8[static_cast<size_t>(b)];
-        sum16[2 * b] += rsum16[static_cast<size_t>(2 * b)];
-        sum16[2 * b + 1] += rsum16[static_cast<size_t>(2 * b + 1)];
-        spiky4[static_cast<size_t>((t * nb8 + b) / qgemv::kX8Pad)] |= rscale[b] != 0.0f;
-      }
+  qgemv::XSums prepare(const float* X, int64_t cols, int64_t n, bool per32, bool per256) {
+    qgemv::XSums xs{};
+    if (per32) {
+      const int64_t nb8 = qgemv::X8Blocks(cols);
+      by32.round(X, cols, n, 32, nb8);
+      spiky4.assign(static_cast<size_t>(n * nb8 / qgemv::kX8Pad), 0);
+      for (size_t b = 0; b < by32.spiky.size(); ++b) spiky4[b / qgemv::kX8Pad] |= by32.spiky[b];
+      pair_layout(cols, n);
+      xs.q8 = by32.q.data();
+      xs.scale8 = by32.scale.data();
+      xs.sum8 = by32.sum32.data();
+      xs.sum16_8 = by32.sum16.data();
+      xs.r8 = by32.r.data();
+      xs.rscale8 = by32.rscale.data();
+      xs.spiky4 = spiky4.data();
+      xs.q8p = q8p.data();
+      xs.r8p = r8p.data();
+      xs.scale8p = scale8p.data();
+      xs.rscale8p = rscale8p.data();
+      xs.sum8p = sum8p.data();
     }
-    pair_layout(cols, n);
-    return {q8.data(),     scale8.data(),  sum8.data(),     sum16_8.data(),   r8.data(),   rscale8.data(),
-            spiky4.data(), q8p.data(),     r8p.data(),      scale8p.data(),   rscale8p.data(), sum8p.data()};
+    if (per256) {
+      by256.round(X, cols, n, 256, cols / 256);
+      xs.q8k = by256.q.data();
+      xs.scale8k = by256.scale.data();
+      xs.sum16_8k = by256.sum16.data();
+      xs.sum32_8k = by256.sum32.data();
+      xs.r8k = by256.r.data();
+      xs.rscale8k = by256.rscale.data();
+    }
+    return xs;
   }
 };
 
@@ -217,10 +256,12 @@ void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   // hundred nanoseconds per vector, less than the barrier that sharing one
   // copy would need.
   thread_local Activations act;
-  // Only for the block-quantized dtypes (every native one but F32, F16, BF16).
-  bool quantized = false;
-  for (const GemvOutput& o : outputs) quantized |= traits(o.dtype).block_size > 1;
-  const qgemv::XSums xs = quantized ? act.prepare(X, cols, n) : qgemv::XSums{};
+  bool per32 = false, per256 = false;
+  for (const GemvOutput& o : outputs) {
+    per32 |= traits(o.dtype).gemv_x_block == 32;
+    per256 |= traits(o.dtype).gemv_x_block == 256;
+  }
+  const qgemv::XSums xs = per32 || per256 ? act.prepare(X, cols, n, per32, per256) : qgemv::XSums{};
   // The rows go out in chunks, about eight per thread and matrix, to
   // whichever thread asks first: a thread slowed by other load (a busy
   // host) takes fewer, where a static split left the other thread waiting

@@ -51,7 +51,7 @@ struct Int8BlockTraits {
 
 // The portable target: each block through its decode_u8 form (units of
 // kUnit weights, 32 or Q6_K's 16, with their own a and c), integer sums
-// lane by lane.
+// lane by lane, with the activations of the dtype's gemv_x_block.
 template <class Block>
 struct Int8Kernel {
   template <class... B>
@@ -59,6 +59,7 @@ struct Int8Kernel {
   static constexpr int kWeights =
       kIs<BlockQ2_K, BlockQ3_K, BlockQ4_K, BlockQ5_K, BlockQ6_K, BlockIQ4_XS> ? kQK_K : kQK;
   static constexpr int kUnit = kIs<BlockQ2_K, BlockQ3_K, BlockQ6_K> ? 16 : kQK;
+  static constexpr bool kPer256 = kWeights == kQK_K && !kIs<BlockIQ4_XS>;
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const auto* b = reinterpret_cast<const Block*>(row);
@@ -70,13 +71,17 @@ struct Int8Kernel {
       float a[kWeights / kUnit], c[kWeights / kUnit];
       decode(b + k, kWeights, u, a, c);
       for (int j = 0; j < kWeights / kUnit; ++j) {
-        const int64_t first = k * kWeights + j * kUnit, b32 = first / kQK;  // first weight, its block of 32
+        const int64_t first = k * kWeights + j * kUnit;  // first weight
+        const int64_t block = kPer256 ? first / kQK_K : first / kQK;  // its activation scale
         for (int t = 0; t < kN; ++t) {
-          const float sum = kUnit == 16 ? x[t].sum16_8[first / 16] : x[t].sum8[b32];
-          out[t] += a[j] * x[t].scale8[b32] * static_cast<float>(Products(u + j * kUnit, x[t].q8 + first)) +
-                    c[j] * sum;
-          if (x[t].rscale8[b32] != 0.0f) {
-            out[t] += a[j] * x[t].rscale8[b32] * static_cast<float>(Products(u + j * kUnit, x[t].r8 + first));
+          const XSums& v = x[t];
+          const float* sums = kUnit == 16 ? (kPer256 ? v.sum16_8k : v.sum16_8) : (kPer256 ? v.sum32_8k : v.sum8);
+          const float scale = (kPer256 ? v.scale8k : v.scale8)[block];
+          const float rscale = (kPer256 ? v.rscale8k : v.rscale8)[block];
+          out[t] += a[j] * scale * static_cast<float>(Products(u + j * kUnit, (kPer256 ? v.q8k : v.q8) + first)) +
+                    c[j] * sums[first / kUnit];
+          if (rscale != 0.0f) {
+            out[t] += a[j] * rscale * static_cast<float>(Products(u + j * kUnit, (kPer256 ? v.r8k : v.r8) + first));
           }
         }
       }
@@ -239,8 +244,7 @@ struct ScaledBytes {
   VB u;
   VS16 scale;
 };
-HWY_INLINE VQ UnitSum(const ScaledBytes* w, const int8_t* x) {
-  VQ s = hn::Zero(DQ());
+HWY_INLINE VQ UnitSum(const ScaledBytes* w, const int8_t* x, VQ s = hn::Zero(DQ())) {
   for (size_t v = 0; v < kBlockVectors; ++v) s = DotU8Scaled(s, w[v].u, x + v * kByteLanes, w[v].scale);
   return s;
 }

@@ -1,8 +1,19 @@
 // Per-target decode GEMV of the K-quants (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) and
-// IQ4_XS with int8 activations: gemv_int8-inl.h's units of 32 weights and
-// groups of four (a group is a half super-block). Included by
-// gemv_kquant.cc after gemv_int8-inl.h, once per Highway target;
-// the portable target runs gemv_int8-inl.h's decode_u8 kernel instead.
+// IQ4_XS. Included by gemv_kquant.cc after gemv_int8-inl.h, once per
+// Highway target; the portable target runs gemv_int8-inl.h's decode_u8
+// kernel instead.
+//
+// The K-quants multiply activations rounded per super-block (XSums' q8k:
+// one scale per 256 values, with the second pass over the spiky ones) and
+// apply their integer sub-block scales to the byte pair sums (pmaddwd by
+// the scales, DotU8Scaled), so a super-block's eight units of 32 add up in
+// int32 and meet the float scales once: d times the activation scale. With
+// a scale per 32 activations every unit ended in a lane reduction and float
+// work of its own, which made decode compute-bound on Zen 3 (docs/kernels.md,
+// session 12). The offsets (minimums, Q6_K's -32) multiply the sums of the
+// rounded activations per 16 or 32 values in float, once per super-block.
+// IQ4_XS (signed codebook bytes, which pmaddwd scales cannot follow on the
+// pair-sum targets) keeps gemv_int8-inl.h's units of 32 and groups of four.
 
 #if defined(CK_KERNELS_GEMV_INT8_KQUANT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CK_KERNELS_GEMV_INT8_KQUANT_INL_H_
@@ -56,45 +67,103 @@ HWY_INLINE void SuperBlockDot(const uint8_t* row, int64_t cols, const XSums& xs,
   for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
 }
 
+// sums[t] = the int32 sums of a super-block's eight units (unit(j, w) gives
+// unit j's bytes and int16 scales) with the activation bytes xq[t].
+template <int kN, class UnitFn>
+HWY_INLINE void SuperBlockSums(const UnitFn& unit, const int8_t* const* xq, VQ* sums) {
+  for (int t = 0; t < kN; ++t) sums[t] = hn::Zero(DQ());
+#pragma GCC unroll 8
+  for (int j = 0; j < kQK_K / kQK; ++j) {
+    ScaledBytes w[kBlockVectors];
+    unit(j, w);
+    for (int t = 0; t < kN; ++t) sums[t] = UnitSum(w, xq[t] + j * kQK, sums[t]);
+  }
+}
+
+// The same for the rounding error of a spiky super-block: out of line, as
+// it is rare (see ResidualSums).
+template <class UnitFn>
+HWY_NOINLINE VQ ResidualSuperBlockSums(const UnitFn& unit, const int8_t* rq) {
+  VQ sum;
+  SuperBlockSums<1>(unit, &rq, &sum);
+  return sum;
+}
+
+// acc[t] += d * s * (the sums of super-block k with q8k), and d * s' * (the
+// sums with r8k) where the super-block is spiky.
+template <int kN, class UnitFn>
+HWY_INLINE void AccumulateSuperBlock(const UnitFn& unit, int64_t k, float d, const std::array<XSums, kN>& x,
+                                     VQF* acc) {
+  const int8_t* xq[kN];
+  for (int t = 0; t < kN; ++t) xq[t] = x[t].q8k + k * kQK_K;
+  VQ sums[kN];
+  SuperBlockSums<kN>(unit, xq, sums);
+  for (int t = 0; t < kN; ++t) {
+    acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), sums[t]), acc[t]);
+    if (x[t].rscale8k[k] != 0.0f) {
+      const VQ rsum = ResidualSuperBlockSums(unit, x[t].r8k + k * kQK_K);
+      acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
+    }
+  }
+}
+
+// Eight int16 scales as the table of a byte shuffle: in every 128 bits.
+HWY_INLINE VB ScaleTable(hn::Vec<hn::Full128<int16_t>> scales) {
+#if HWY_TARGET <= HWY_AVX2
+  return hn::BitCast(DB(), hn::Combine(DS16(), scales, scales));
+#else
+  return hn::BitCast(DB(), scales);
+#endif
+}
+
 // Q4_K and Q5_K: a super-block is eight units of 32, unit j = 2g + e the
 // low (e = 0) or high (e = 1) nibbles of qs[32g .. 32g + 32), Q5_K's fifth
-// bit j of qh[0 .. 32); w = d sc_j u - dmin m_j, so a = d sc_j and c =
-// -dmin m_j per unit.
+// bit j of qh[0 .. 32); w = d sc_j u - dmin m_j.
 template <class Block>
 struct Q45_KInt8Kernel {
   static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
 
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    SuperBlockDot<kN, Block>(row, cols, xs, out, [](const Block& b, int64_t k, const auto& x, VQF* acc) {
+    VQF offset[kN];
+    for (int t = 0; t < kN; ++t) offset[t] = hn::Zero(DQF());
+    SuperBlockDot<kN, Block>(row, cols, xs, out, [&offset](const Block& b, int64_t k, const auto& x, VQF* acc) {
       HWY_ALIGN uint8_t sc_m[16];
       Q45_KScales::Unpack(b.scales, sc_m);
       float dd[2];
       LoadHalf2(&b.d, dd);
-      HWY_ALIGN float a[8], c[8];
-      Q45_KScales::ScaleBytes(sc_m, dd[0], a);
+      // -dmin m_j times the sums of x per unit.
+      HWY_ALIGN float c[8];
       Q45_KScales::ScaleBytes(sc_m + 8, -dd[1], c);
-      for (int h = 0; h < 2; ++h) {
-        const auto unit = [&b, h](int j, VB* w) {
-          const int u = 4 * h + j;  // unit of the super-block
-          const uint8_t* q = b.qs + 32 * (u / 2);
-          if (u % 2 == 0) {
-            Nibbles<false>(q, w);
-          } else {
-            Nibbles<true>(q, w);
-          }
-          if constexpr (kHighBit) {
-            const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << u));
-            for (size_t v = 0; v < kBlockVectors; ++v) {
-              const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.qh + v * kByteLanes), bit), bit);
-              w[v] = hn::Or(w[v], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
-            }
-          }
-        };
-        AccumulateGroup<kN, VB, true>(unit, 8 * k + 4 * h, kX8Group, Coefficients4(a + 4 * h),
-                                      Coefficients4(c + 4 * h), x, acc);
+      for (size_t i = 0; i < 8; i += hn::Lanes(DQF())) {
+        const VQF ci = hn::Load(DQF(), c + i);
+        for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(ci, hn::LoadU(DQF(), x[t].sum32_8k + 8 * k + i), offset[t]);
       }
+      const hn::Full128<int16_t> d16x8;
+      const VB table = ScaleTable(hn::PromoteTo(d16x8, hn::LoadU(hn::Rebind<uint8_t, decltype(d16x8)>(), sc_m)));
+      const auto unit = [&b, table](int j, ScaledBytes* w) {
+        VB u[kBlockVectors];
+        const uint8_t* q = b.qs + 32 * (j / 2);
+        if (j % 2 == 0) {
+          Nibbles<false>(q, u);
+        } else {
+          Nibbles<true>(q, u);
+        }
+        // Lane pair j of the table (sc_j) in every int16 lane.
+        const VB control = hn::BitCast(DB(), hn::Set(DS16(), static_cast<int16_t>(2 * j | (2 * j + 1) << 8)));
+        const VS16 scale = hn::BitCast(DS16(), hn::TableLookupBytes(table, control));
+        for (size_t v = 0; v < kBlockVectors; ++v) {
+          if constexpr (kHighBit) {
+            const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << j));
+            const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.qh + v * kByteLanes), bit), bit);
+            u[v] = hn::Or(u[v], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
+          }
+          w[v] = {u[v], scale};
+        }
+      };
+      AccumulateSuperBlock<kN>(unit, k, dd[0], x, acc);
     });
+    for (int t = 0; t < kN; ++t) out[t] += hn::GetLane(hn::SumOfLanes(DQF(), offset[t]));
   }
 };
 
@@ -212,27 +281,21 @@ struct Scaled16Kernel {
       for (size_t i = 0; i < 16; i += hn::Lanes(df16)) {
         const auto o = hn::Mul(hn::ConvertTo(df16, hn::PromoteTo(di32, hn::LoadU(di8, per_sub + i))),
                                hn::Set(df16, factor));
-        for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(o, hn::LoadU(df16, x[t].sum16_8 + 16 * k + i), offset[t]);
+        for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(o, hn::LoadU(df16, x[t].sum16_8k + 16 * k + i), offset[t]);
       }
-      for (int h = 0; h < 2; ++h) {
-        // The half's eight scales as int16, in every 128 bits: the table of
-        // the kSpread shuffles.
-        const auto half = hn::PromoteTo(d16x8, hn::LoadU(d8x8, sc + 8 * h));
-#if HWY_TARGET <= HWY_AVX2
-        const VB table = hn::BitCast(DB(), hn::Combine(DS16(), half, half));
-#else
-        const VB table = hn::BitCast(DB(), half);
-#endif
-        const auto unit = [&b, h, table](int j, ScaledBytes* w) {
-          for (size_t v = 0; v < kBlockVectors; ++v) {
-            w[v].u = Quarter(b, h, j, v);
-            const VB control = hn::Load(DB(), kSpread.data() + 32 * j + v * kByteLanes);
-            w[v].scale = hn::BitCast(DS16(), hn::TableLookupBytes(table, control));
-          }
-        };
-        AccumulateGroup<kN, ScaledBytes, false>(unit, 8 * k + 4 * h, kX8Group, hn::Set(DQF(), d), hn::Zero(DQF()), x,
-                                                          acc);
-      }
+      // Each half's eight scales as int16: the tables of the kSpread shuffles.
+      VB table[2];
+      for (int h = 0; h < 2; ++h) table[h] = ScaleTable(hn::PromoteTo(d16x8, hn::LoadU(d8x8, sc + 8 * h)));
+      // Unit 4h + j: quarter j of half h.
+      const auto unit = [&b, &table](int u, ScaledBytes* w) {
+        const int h = u / 4, j = u % 4;
+        for (size_t v = 0; v < kBlockVectors; ++v) {
+          w[v].u = Quarter(b, h, j, v);
+          const VB control = hn::Load(DB(), kSpread.data() + 32 * j + v * kByteLanes);
+          w[v].scale = hn::BitCast(DS16(), hn::TableLookupBytes(table[h], control));
+        }
+      };
+      AccumulateSuperBlock<kN>(unit, k, d, x, acc);
     }
     for (int t = 0; t < kN; ++t) {
       out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) + hn::GetLane(hn::SumOfLanes(df16, offset[t]));

@@ -43,6 +43,17 @@ struct XSums {
   const float* scale8p;
   const float* rscale8p;
   const float* sum8p;
+  // The K-quants' form (DTypeTraits::gemv_x_block 256, one scale per
+  // super-block): x ~ q8k * scale8k per 256 values; the rounding error of
+  // the spiky super-blocks rounded again, r8k * rscale8k (rscale8k zero
+  // elsewhere); sum16_8k and sum32_8k the sums of both rounded forms per 16
+  // and per 32 values. Per vector: cols bytes, cols / 256 scales.
+  const int8_t* q8k;
+  const float* scale8k;
+  const float* sum16_8k;
+  const float* sum32_8k;
+  const int8_t* r8k;
+  const float* rscale8k;
 };
 
 // Rows [r0, r1) of W times n vectors (x in fp32, xs rounded), into

@@ -15,6 +15,9 @@
 // row's RMS), whose rounding error is rounded to int8 again and added: their
 // x are off by at most half a step of that second scale, which is at most
 // (s_b / 2) / 127, so 0.51 * s_b / 254 * sum |w_i|.
+// The decode GEMV of the K-quants (gemv, and gemm of up to kGemvBatchMax
+// vectors, which runs it) rounds x per 256 values instead
+// (DTypeTraits::gemv_x_block): the same bound over blocks of 256.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -70,23 +73,31 @@ std::vector<float> random_vector(int64_t n, std::mt19937& rng) {
   return x;
 }
 
-// How the kernel rounded the activations: not at all (F32, F16, BF16) or to
-// int8 per 32 (the block-quantized dtypes, gemv and gemm alike).
-enum class XRounding { kNone, kInt8 };
+// How the kernel rounded the activations: not at all (F32, F16, BF16), to
+// int8 per 32 (the GEMM of the block-quantized dtypes), or per the dtype's
+// gemv_x_block (their decode GEMV).
+enum class XRounding { kNone, kInt8, kInt8Gemv };
 
 // Exact-ish y, the scale sum |w x| and the activation-rounding error bounds
-// (see the top of the file) per output.
+// (see the top of the file) per output: per 32, and per gemv_x_block.
 struct Reference {
-  std::vector<double> y, abs_sum, x8_bound;
+  std::vector<double> y, abs_sum, x8_bound, gemv_bound;
   Reference first_rows(int64_t rows) const {
     auto head = [rows](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.begin() + rows); };
-    return {head(y), head(abs_sum), head(x8_bound)};
+    return {head(y), head(abs_sum), head(x8_bound), head(gemv_bound)};
   }
-  double bound(size_t i, XRounding r) const { return r == XRounding::kInt8 ? x8_bound[i] : 0.0; }
+  double bound(size_t i, XRounding r) const {
+    return r == XRounding::kInt8 ? x8_bound[i] : r == XRounding::kInt8Gemv ? gemv_bound[i] : 0.0;
+  }
 };
 
-// Every native block-quantized dtype multiplies rounded activations.
-XRounding rounding(DType dt) { return traits(dt).block_size > 1 ? XRounding::kInt8 : XRounding::kNone; }
+// Every native block-quantized dtype multiplies rounded activations: as the
+// GEMV rounds them for up to kGemvBatchMax vectors (gemm_multi runs
+// gemv_batch), as the integer GEMM does above.
+XRounding rounding(DType dt, int64_t n = 1) {
+  if (traits(dt).block_size == 1) return XRounding::kNone;
+  return n <= kGemvBatchMax ? XRounding::kInt8Gemv : XRounding::kInt8;
+}
 
 // sum over groups of `width` values of 0.51 * (max |x| / levels) * sum |w|;
 // groups whose max |x| exceeds `spike` times the RMS of x have levels * 254.
@@ -109,7 +120,9 @@ double rounding_bound(const float* w, const float* x, int64_t cols, int64_t widt
 
 Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
   const size_t outputs = static_cast<size_t>(m.rows * n);
-  Reference ref{std::vector<double>(outputs), std::vector<double>(outputs), std::vector<double>(outputs)};
+  Reference ref{std::vector<double>(outputs), std::vector<double>(outputs), std::vector<double>(outputs),
+                std::vector<double>(outputs)};
+  const int64_t gemv_width = std::max(1, traits(m.dt).gemv_x_block);
   std::vector<float> row(static_cast<size_t>(m.cols));
   const size_t rb = row_bytes(traits(m.dt), m.cols);
   for (int64_t r = 0; r < m.rows; ++r) {
@@ -125,6 +138,7 @@ Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
       ref.y[t * m.rows + r] = s;
       ref.abs_sum[t * m.rows + r] = a;
       ref.x8_bound[t * m.rows + r] = rounding_bound(row.data(), x, m.cols, 32, 127.0, kInt8SpikeRatio);
+      ref.gemv_bound[t * m.rows + r] = rounding_bound(row.data(), x, m.cols, gemv_width, 127.0, kInt8SpikeRatio);
     }
   }
   return ref;
@@ -195,7 +209,7 @@ TEST_CASE("gemv and gemm of every target match the reference", "[gemv]") {
           check_close(y, ref1, rounding(dt));
           std::vector<float> Y(static_cast<size_t>(5 * rows));
           gemm(dt, m.bytes.data(), rows, cols, X.data(), 5, Y.data());
-          check_close(Y, ref5, rounding(dt));
+          check_close(Y, ref5, rounding(dt, 5));
         });
       }
     }
@@ -213,7 +227,7 @@ TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on
       INFO(traits(dt).name);
       std::vector<float> Y(static_cast<size_t>(19 * m.rows));
       gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 19, Y.data());
-      check_close(Y, ref, rounding(dt));
+      check_close(Y, ref, rounding(dt, 19));
       std::vector<float> y(static_cast<size_t>(m.rows));
       gemv(dt, m.bytes.data(), m.rows, m.cols, X.data(), y.data());
       check_close(y, ref.first_rows(m.rows), rounding(dt));
@@ -247,7 +261,7 @@ TEST_CASE("gemm and gemv of spiky activations keep their precision on every targ
       gemv(dt, m.bytes.data(), m.rows, m.cols, X.data(), y.data());
       check_close(std::vector<float>(y.begin(), y.begin() + m.rows), ref.first_rows(m.rows), rounding(dt));
       gemm(dt, m.bytes.data(), m.rows, m.cols, X.data(), 3, y.data());
-      check_close(y, ref.first_rows(3 * m.rows), rounding(dt));
+      check_close(y, ref.first_rows(3 * m.rows), rounding(dt, 3));
     });
   }
 }
@@ -279,7 +293,7 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
       INFO(t.name);
       std::vector<float> Y(static_cast<size_t>(3 * rows));
       gemm(dt, m.bytes.data(), rows, cols, X.data(), 3, Y.data());
-      check_close(Y, ref, rounding(dt));
+      check_close(Y, ref, rounding(dt, 3));
     });
   }
 }
@@ -353,7 +367,7 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
     gemm_multi(outs, cols, X.data(), n);
     for (size_t i = 0; i < std::size(mats); ++i) {
       INFO(traits(mats[i].dt).name);
-      check_close(ys[i], reference_gemm(mats[i], X.data(), n), rounding(mats[i].dt));
+      check_close(ys[i], reference_gemm(mats[i], X.data(), n), rounding(mats[i].dt, n));
     }
   });
 }
@@ -381,7 +395,7 @@ TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding and Q4_1 ffn_down, stor
     for_each_target([&] {
       std::vector<float> Y(static_cast<size_t>(3 * m.rows));
       gemm(m.dt, m.bytes.data(), m.rows, m.cols, X.data(), 3, Y.data());
-      check_close(Y, ref, rounding(m.dt));
+      check_close(Y, ref, rounding(m.dt, 3));
     });
   }
 }
