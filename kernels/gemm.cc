@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/blocks.h"
 #include "kernels/gemv.h"
 #include "kernels/matmul_internal.h"
 
@@ -104,7 +105,8 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
 
 bool quantize_row_int8(const float* x, int64_t cols, int64_t width, int8_t* q, float* scale, float* sum16,
                        float* sum32, float* residual) {
-  return qgemm::quantize_row_int8_fn()(x, cols, width, q, scale, sum16, sum32, residual, kInt8SpikeRatio);
+  const float spike = width == kQK_K ? kInt8SpikeRatioSuperBlock : kInt8SpikeRatio;
+  return qgemm::quantize_row_int8_fn()(x, cols, width, q, scale, sum16, sum32, residual, spike);
 }
 
 void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n, float* Y) {

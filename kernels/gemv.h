@@ -20,6 +20,13 @@ namespace ck {
 // precision where int8 loses the most; docs/kernels.md has the measurements
 // that chose 16 (KL divergence half of plain int8's, at 7 % of its time).
 inline constexpr float kInt8SpikeRatio = 16.0f;
+// The same for the decode GEMV's super-blocks of 256 activations (the
+// K-quants, DTypeTraits::gemv_x_block): one spike now coarsens the scale of
+// 255 other values, not 31. At 16 SmolLM2 Q4_K_M's decode had a mean KL
+// divergence of 0.0030 against exact activations (per 32: 0.0020); at 8
+// 0.0020 again, for 2-3 % of TinyLlama-shaped decode; at 4 0.0016, for 10 %
+// (docs/kernels.md, session 12).
+inline constexpr float kInt8SpikeRatioSuperBlock = 8.0f;
 
 // y[r] = dot(row r of W, x) for r < rows. Row r starts at
 // W + r * row_bytes(traits(dt), cols). Rows are split over the threads.

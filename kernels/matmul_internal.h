@@ -27,7 +27,8 @@ void gemm_float(Team& team, DType dt, const void* W, int64_t rows, int64_t cols,
 // values (32 as the integer GEMM rounds it, or 256 for the K-quants'
 // decode; gemm_int8-inl.h, QuantizeRowInt8): q, the scales and the sums of
 // the rounded values per 16 and per 32; `residual` (if not null) gets the
-// rounding error of the spiky blocks (kInt8SpikeRatio) and zeros elsewhere.
+// rounding error of the spiky blocks (kInt8SpikeRatio, per 256
+// kInt8SpikeRatioSuperBlock) and zeros elsewhere.
 // Returns whether any block was spiky.
 bool quantize_row_int8(const float* x, int64_t cols, int64_t width, int8_t* q, float* scale, float* sum16,
                        float* sum32, float* residual);

@@ -17,7 +17,8 @@
 // (s_b / 2) / 127, so 0.51 * s_b / 254 * sum |w_i|.
 // The decode GEMV of the K-quants (gemv, and gemm of up to kGemvBatchMax
 // vectors, which runs it) rounds x per 256 values instead
-// (DTypeTraits::gemv_x_block): the same bound over blocks of 256.
+// (DTypeTraits::gemv_x_block): the same bound over blocks of 256, spiky
+// above kInt8SpikeRatioSuperBlock times the RMS.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -123,6 +124,7 @@ Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
   Reference ref{std::vector<double>(outputs), std::vector<double>(outputs), std::vector<double>(outputs),
                 std::vector<double>(outputs)};
   const int64_t gemv_width = std::max(1, traits(m.dt).gemv_x_block);
+  const double gemv_spike = gemv_width == kQK_K ? kInt8SpikeRatioSuperBlock : kInt8SpikeRatio;
   std::vector<float> row(static_cast<size_t>(m.cols));
   const size_t rb = row_bytes(traits(m.dt), m.cols);
   for (int64_t r = 0; r < m.rows; ++r) {
@@ -138,7 +140,7 @@ Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
       ref.y[t * m.rows + r] = s;
       ref.abs_sum[t * m.rows + r] = a;
       ref.x8_bound[t * m.rows + r] = rounding_bound(row.data(), x, m.cols, 32, 127.0, kInt8SpikeRatio);
-      ref.gemv_bound[t * m.rows + r] = rounding_bound(row.data(), x, m.cols, gemv_width, 127.0, kInt8SpikeRatio);
+      ref.gemv_bound[t * m.rows + r] = rounding_bound(row.data(), x, m.cols, gemv_width, 127.0, gemv_spike);
     }
   }
   return ref;
