@@ -26,33 +26,34 @@
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
 
-// The scales of a Q4_K / Q5_K block.
-struct Q45_KScales {
-  // sc[0..7] then m[0..7] of a block, one byte each: the 6-bit fields are
-  // unpacked four at a time in 32-bit words (as ggml does).
-  static HWY_INLINE void Unpack(const uint8_t* scales, uint8_t* sc_m) {
-    uint32_t u[3];
-    std::memcpy(u, scales, sizeof(u));
-    const uint32_t packed[4] = {
-        u[0] & 0x3F3F3F3Fu,                                               // sc 0..3
-        (u[2] & 0x0F0F0F0Fu) | (((u[0] >> 6) & 0x03030303u) << 4),        // sc 4..7
-        u[1] & 0x3F3F3F3Fu,                                               // m 0..3
-        ((u[2] >> 4) & 0x0F0F0F0Fu) | (((u[1] >> 6) & 0x03030303u) << 4),  // m 4..7
-    };
-    std::memcpy(sc_m, packed, sizeof(packed));
-  }
-  // out[i] = factor * bytes[i] for 8 bytes, converted with vectors.
-  static HWY_INLINE void ScaleBytes(const uint8_t* bytes, float factor, float* out) {
-    const hn::CappedTag<float, 8> d8;
-    const hn::Rebind<int32_t, decltype(d8)> di8;
-    const hn::Rebind<uint8_t, decltype(d8)> du8;
-    for (size_t i = 0; i < 8; i += hn::Lanes(d8)) {
-      hn::StoreU(hn::Mul(hn::ConvertTo(d8, hn::PromoteTo(di8, hn::LoadU(du8, bytes + i))), hn::Set(d8, factor)), d8,
-                 out + i);
-    }
-  }
-};
-
+// The scales of a Q4_K / Q5_K block: sc[0..7] then m[0..7], one byte each.
+// The 6-bit fields are unpacked four at a time in 32-bit words, as ggml
+// does: on AVX2 and up in the four lanes of one vector (a quarter of the
+// scalar version's instructions, which were a third of the loop).
+HWY_INLINE hn::Vec<hn::Full128<uint8_t>> UnpackQ45_KScales(const uint8_t* scales) {
+  const hn::Full128<uint8_t> d8;
+#if HWY_TARGET <= HWY_AVX2
+  // The 12 bytes and the 4 after them (the block goes on: qh or qs).
+  const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(scales));
+  // u0 & 0x3F.., u2 & 0x0F.., u1 & 0x3F.., (u2 >> 4) & 0x0F.. ...
+  const __m128i low = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0)), _mm_setr_epi32(0, 0, 0, 4)),
+                                    _mm_setr_epi32(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F));
+  // ... with the top two bits of u0 and u1 as bits 4-5 of sc 4..7 and m 4..7.
+  const __m128i top = _mm_slli_epi32(
+      _mm_and_si128(_mm_srli_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0)), 6), _mm_setr_epi32(0, 0x03030303, 0, 0x03030303)), 4);
+  return hn::Vec<decltype(d8)>{_mm_or_si128(low, top)};
+#else
+  uint32_t u[3];
+  std::memcpy(u, scales, sizeof(u));
+  HWY_ALIGN const uint32_t packed[4] = {
+      u[0] & 0x3F3F3F3Fu,                                               // sc 0..3
+      (u[2] & 0x0F0F0F0Fu) | (((u[0] >> 6) & 0x03030303u) << 4),        // sc 4..7
+      u[1] & 0x3F3F3F3Fu,                                               // m 0..3
+      ((u[2] >> 4) & 0x0F0F0F0Fu) | (((u[1] >> 6) & 0x03030303u) << 4),  // m 4..7
+  };
+  return hn::Load(d8, reinterpret_cast<const uint8_t*>(packed));
+#endif
+}
 
 // out[t] = dot(row, vector t) for the 256-weight Block: super_block(b, k,
 // x, acc) adds super-block k's products to acc[t].
@@ -67,17 +68,24 @@ HWY_INLINE void SuperBlockDot(const uint8_t* row, int64_t cols, const XSums& xs,
   for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
 }
 
-// sums[t] = the int32 sums of a super-block's eight units (unit(j, w) gives
-// unit j's bytes and int16 scales) with the activation bytes xq[t].
+// sums[t] += the int32 sums of a super-block's units kJ.. (unit(j, w) gives
+// unit j's bytes and int16 scales, j a std::integral_constant so that its
+// shuffles take immediates) with the activation bytes xq[t]. A recursion
+// of inlined functions: as immediately called lambdas GCC left some
+// out of line.
+template <int kJ, int kN, class UnitFn>
+HWY_INLINE void AddUnitSums(const UnitFn& unit, const int8_t* const* xq, VQ* sums) {
+  if constexpr (kJ < kQK_K / kQK) {
+    ScaledBytes w[kBlockVectors];
+    unit(std::integral_constant<int, kJ>(), w);
+    for (int t = 0; t < kN; ++t) sums[t] = UnitSum(w, xq[t] + kJ * kQK, sums[t]);
+    AddUnitSums<kJ + 1, kN>(unit, xq, sums);
+  }
+}
 template <int kN, class UnitFn>
 HWY_INLINE void SuperBlockSums(const UnitFn& unit, const int8_t* const* xq, VQ* sums) {
   for (int t = 0; t < kN; ++t) sums[t] = hn::Zero(DQ());
-#pragma GCC unroll 8
-  for (int j = 0; j < kQK_K / kQK; ++j) {
-    ScaledBytes w[kBlockVectors];
-    unit(j, w);
-    for (int t = 0; t < kN; ++t) sums[t] = UnitSum(w, xq[t] + j * kQK, sums[t]);
-  }
+  AddUnitSums<0, kN>(unit, xq, sums);
 }
 
 // The same for the rounding error of a spiky super-block: out of line, as
@@ -107,13 +115,24 @@ HWY_INLINE void AccumulateSuperBlock(const UnitFn& unit, int64_t k, float d, con
   }
 }
 
-// Eight int16 scales as the table of a byte shuffle: in every 128 bits.
-HWY_INLINE VB ScaleTable(hn::Vec<hn::Full128<int16_t>> scales) {
+// Scale tables: int16 scales, each doubled into a 32-bit lane, so that
+// ScaleOf<i> (an immediate shuffle, no control vector to load) puts one in
+// every int16 lane. TableOf4(s): s[0..4) in every 128 bits.
+using DS32 = hn::Repartition<int32_t, DB>;
+using VS32 = hn::Vec<DS32>;
+using D16x8 = hn::Full128<int16_t>;
+using D32x4 = hn::Repartition<int32_t, D16x8>;
+HWY_INLINE hn::Vec<D32x4> Doubled4(hn::Vec<D16x8> s) { return hn::BitCast(D32x4(), hn::InterleaveLower(D16x8(), s, s)); }
+HWY_INLINE VS32 TableOf4(hn::Vec<D16x8> s) {
 #if HWY_TARGET <= HWY_AVX2
-  return hn::BitCast(DB(), hn::Combine(DS16(), scales, scales));
+  return hn::Combine(DS32(), Doubled4(s), Doubled4(s));
 #else
-  return hn::BitCast(DB(), scales);
+  return Doubled4(s);
 #endif
+}
+template <int kLane>
+HWY_INLINE VS16 ScaleOf(VS32 table) {
+  return hn::BitCast(DS16(), hn::Broadcast<kLane>(table));
 }
 
 // Q4_K and Q5_K: a super-block is eight units of 32, unit j = 2g + e the
@@ -125,36 +144,36 @@ struct Q45_KInt8Kernel {
 
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    VQF offset[kN];
-    for (int t = 0; t < kN; ++t) offset[t] = hn::Zero(DQF());
-    SuperBlockDot<kN, Block>(row, cols, xs, out, [&offset](const Block& b, int64_t k, const auto& x, VQF* acc) {
-      HWY_ALIGN uint8_t sc_m[16];
-      Q45_KScales::Unpack(b.scales, sc_m);
+    const auto* blocks = reinterpret_cast<const Block*>(row);
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN], offset[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = offset[t] = hn::Zero(DQF());
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      const Block& b = blocks[k];
+      const auto sc_m = UnpackQ45_KScales(b.scales);
       float dd[2];
       LoadHalf2(&b.d, dd);
       // -dmin m_j times the sums of x per unit.
-      HWY_ALIGN float c[8];
-      Q45_KScales::ScaleBytes(sc_m + 8, -dd[1], c);
+      const hn::Full128<uint8_t> d8;
+      const auto m = hn::ShiftRightBytes<8>(d8, sc_m);
+      const hn::Rebind<int32_t, DQF> di;
+      const hn::Rebind<uint8_t, DQF> du8;
       for (size_t i = 0; i < 8; i += hn::Lanes(DQF())) {
-        const VQF ci = hn::Load(DQF(), c + i);
+        const hn::Vec<decltype(du8)> mi{(i == 0 ? m : hn::ShiftRightBytes<4>(d8, m)).raw};
+        const VQF ci = hn::Mul(hn::ConvertTo(DQF(), hn::PromoteTo(di, mi)), hn::Set(DQF(), -dd[1]));
         for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(ci, hn::LoadU(DQF(), x[t].sum32_8k + 8 * k + i), offset[t]);
       }
-      const hn::Full128<int16_t> d16x8;
-      const VB table = ScaleTable(hn::PromoteTo(d16x8, hn::LoadU(hn::Rebind<uint8_t, decltype(d16x8)>(), sc_m)));
-      const auto unit = [&b, table](int j, ScaledBytes* w) {
+      // sc_j: ScaleOf<j % 4> of table j / 4.
+      const auto sc = hn::PromoteTo(D16x8(), hn::LowerHalf(sc_m));
+      const VS32 tables[2] = {TableOf4(sc), TableOf4(hn::ShiftRightLanes<4>(D16x8(), sc))};
+      const auto unit = [&b, &tables](auto j, ScaledBytes* w) {
+        constexpr int kJ = decltype(j)::value;
         VB u[kBlockVectors];
-        const uint8_t* q = b.qs + 32 * (j / 2);
-        if (j % 2 == 0) {
-          Nibbles<false>(q, u);
-        } else {
-          Nibbles<true>(q, u);
-        }
-        // Lane pair j of the table (sc_j) in every int16 lane.
-        const VB control = hn::BitCast(DB(), hn::Set(DS16(), static_cast<int16_t>(2 * j | (2 * j + 1) << 8)));
-        const VS16 scale = hn::BitCast(DS16(), hn::TableLookupBytes(table, control));
+        Nibbles<kJ % 2 == 1>(b.qs + 32 * (kJ / 2), u);
+        const VS16 scale = ScaleOf<kJ % 4>(tables[kJ / 4]);
         for (size_t v = 0; v < kBlockVectors; ++v) {
           if constexpr (kHighBit) {
-            const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << j));
+            const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << kJ));
             const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.qh + v * kByteLanes), bit), bit);
             u[v] = hn::Or(u[v], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
           }
@@ -162,8 +181,10 @@ struct Q45_KInt8Kernel {
         }
       };
       AccumulateSuperBlock<kN>(unit, k, dd[0], x, acc);
-    });
-    for (int t = 0; t < kN; ++t) out[t] += hn::GetLane(hn::SumOfLanes(DQF(), offset[t]));
+    }
+    for (int t = 0; t < kN; ++t) {
+      out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) + hn::GetLane(hn::SumOfLanes(DQF(), offset[t]));
+    }
   }
 };
 
@@ -182,20 +203,6 @@ template <class Block>
 struct Scaled16Kernel {
   static constexpr bool kQ6 = std::is_same_v<Block, BlockQ6_K>;
   static constexpr bool kQ3 = std::is_same_v<Block, BlockQ3_K>;
-
-  // Byte-shuffle controls that put the scale of quarter j's first sub-block
-  // (scales 2j, 2j+1 of a half's eight, as int16) in the int16 lanes of
-  // its first 16 weights and the second's in the rest (one 256-bit vector,
-  // or two of 128 bits).
-  alignas(32) static constexpr std::array<uint8_t, 4 * 32> kSpread = [] {
-    std::array<uint8_t, 4 * 32> c{};
-    for (int j = 0; j < 4; ++j) {
-      for (int i = 0; i < 32; ++i) {
-        c[static_cast<size_t>(32 * j + i)] = static_cast<uint8_t>(4 * j + 2 * (i / 16) + i % 2);
-      }
-    }
-    return c;
-  }();
 
   // The bytes u of quarter j of half h (16-bit shifts: each byte keeps its
   // own bits under the masks).
@@ -254,8 +261,6 @@ struct Scaled16Kernel {
     const hn::CappedTag<float, 16> df16;
     const hn::Rebind<int32_t, decltype(df16)> di32;
     const hn::Rebind<int8_t, decltype(df16)> di8;
-    const hn::Full128<int16_t> d16x8;
-    const hn::Rebind<int8_t, decltype(d16x8)> d8x8;
     const auto* blocks = reinterpret_cast<const Block*>(row);
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN];
@@ -283,16 +288,28 @@ struct Scaled16Kernel {
                                hn::Set(df16, factor));
         for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(o, hn::LoadU(df16, x[t].sum16_8k + 16 * k + i), offset[t]);
       }
-      // Each half's eight scales as int16: the tables of the kSpread shuffles.
-      VB table[2];
-      for (int h = 0; h < 2; ++h) table[h] = ScaleTable(hn::PromoteTo(d16x8, hn::LoadU(d8x8, sc + 8 * h)));
-      // Unit 4h + j: quarter j of half h.
-      const auto unit = [&b, &table](int u, ScaledBytes* w) {
-        const int h = u / 4, j = u % 4;
+      // Unit 4h + j is quarter j of half h; its first 16 weights have
+      // scale 8h + 2j, the rest 8h + 2j + 1: ScaleOf<j> of tables[h][v],
+      // which hold the half's even scales for the first 16 weights and its
+      // odd ones for the rest (one vector of 32, or two of 16).
+      alignas(16) static constexpr uint8_t kEvenOdd[16] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
+      VS32 tables[2][kBlockVectors];
+      for (int h = 0; h < 2; ++h) {
+        const auto half = hn::PromoteTo(D16x8(), hn::LoadU(hn::Rebind<int8_t, D16x8>(), sc + 8 * h));
+        const auto perm = hn::TableLookupBytes(half, hn::BitCast(D16x8(), hn::Load(hn::Full128<uint8_t>(), kEvenOdd)));
+        const auto even = Doubled4(perm), odd = Doubled4(hn::ShiftRightLanes<4>(D16x8(), perm));
+#if HWY_TARGET <= HWY_AVX2
+        tables[h][0] = hn::Combine(DS32(), odd, even);
+#else
+        tables[h][0] = even;
+        tables[h][1] = odd;
+#endif
+      }
+      const auto unit = [&b, &tables](auto u, ScaledBytes* w) {
+        constexpr int kH = decltype(u)::value / 4, kJ = decltype(u)::value % 4;
         for (size_t v = 0; v < kBlockVectors; ++v) {
-          w[v].u = Quarter(b, h, j, v);
-          const VB control = hn::Load(DB(), kSpread.data() + 32 * j + v * kByteLanes);
-          w[v].scale = hn::BitCast(DS16(), hn::TableLookupBytes(table[h], control));
+          w[v].u = Quarter(b, kH, kJ, v);
+          w[v].scale = ScaleOf<kJ>(tables[kH][v]);
         }
       };
       AccumulateSuperBlock<kN>(unit, k, d, x, acc);
