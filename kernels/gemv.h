@@ -4,7 +4,9 @@
 // else, or cols not a multiple of the block size, throws std::runtime_error. Activations and results are fp32;
 // the products with block-quantized weights see the activations rounded to
 // int8 per 32 values with a second pass on spiky blocks (x ~ q * max|x|/127,
-// kInt8SpikeRatio), in gemv and gemm alike (docs/kernels.md).
+// kInt8SpikeRatio), in gemv and gemm alike, except the K-quants' gemv
+// (Q2_K..Q6_K), which rounds per 256 (DTypeTraits::gemv_x_block,
+// kInt8SpikeRatioSuperBlock; docs/kernels.md).
 #pragma once
 #include <cstdint>
 #include <span>
