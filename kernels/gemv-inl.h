@@ -87,10 +87,15 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
 // line by line while this one is multiplied: the hardware prefetcher alone
 // left a core waiting on DRAM for a third of the time (measured in
 // docs/kernels.md: +25-40 % GB/s from DRAM, -2 % with the weights in cache).
+// Only rows up to kPrefetchMaxRowBytes: on Zen 3 a burst of one long row's
+// prefetches (TinyLlama's ffn_down, 3-6 KB) cost 7-20 % of the GB/s that
+// the hardware prefetcher alone reaches, where short rows gain 5-10 %
+// (docs/kernels.md, session 12).
 // For n vectors (several sequences decoding together), Y[t * y_stride + r]:
 // each row, read once, is multiplied with the vectors four at a time (the
 // most whose accumulators stay in AVX2's 16 registers), then two, then one.
 constexpr int64_t kPrefetchRows = 2;
+constexpr size_t kPrefetchMaxRowBytes = 2560;
 constexpr int kMaxVectorsPerDot = 4;
 
 template <class K, int kN>
@@ -104,8 +109,9 @@ HWY_INLINE void DotInto(const uint8_t* row, int64_t cols, const float* x, const 
 template <class K>
 void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
               XSums xs, int64_t n, float* y, int64_t y_stride) {
+  const bool prefetch = row_bytes <= kPrefetchMaxRowBytes;
   for (int64_t r = r0; r < r1; ++r) {
-    if (r + kPrefetchRows < r1) {
+    if (prefetch && r + kPrefetchRows < r1) {
       const uint8_t* ahead = W + static_cast<size_t>(r + kPrefetchRows) * row_bytes;
       for (size_t off = 0; off < row_bytes; off += 64) hwy::Prefetch(ahead + off);
     }
