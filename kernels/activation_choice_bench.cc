@@ -3,8 +3,11 @@
 // to 8 bits per 256 values, Q8_K style, and integer dot products: AVX2
 // vpmaddubsw / vpmaddwd, as in ggml_vec_dot_q4_K_q8_K). The library's side
 // was fp32 activations until commit 2a09a38, int16 per 128 values until
-// session 9, and is now int8 per 32 values with prefill's second pass on
-// spiky blocks; docs/kernels.md keeps the figures of each. Reports the
+// session 9, int8 per 32 values with prefill's second pass on spiky blocks
+// until session 11, and is now int8 per 256 values with the second pass on
+// spiky super-blocks: the prototype's rounding plus that pass, whose
+// accuracy and cost on outlier channels this now shows; docs/kernels.md
+// keeps the figures of each. Reports the
 // accuracy of both against an fp64 reference and their speed (weights from
 // cache, one thread; and from DRAM, two threads).
 #include <benchmark/benchmark.h>
