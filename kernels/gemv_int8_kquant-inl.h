@@ -135,6 +135,20 @@ HWY_INLINE VS16 ScaleOf(VS32 table) {
   return hn::BitCast(DS16(), hn::Broadcast<kLane>(table));
 }
 
+// Bit kFrom of each byte moved to bit kTo, the other bits cleared: a mask
+// and a 16-bit shift (alone in its byte, the bit cannot cross into the
+// next). Against a compare and a blend per bit: Q5_K in cache 121 -> 99 us.
+template <int kFrom, int kTo>
+HWY_INLINE VB MoveBit(VB bytes) {
+  const hn::Repartition<uint16_t, DB> dw;
+  const auto bit = hn::BitCast(dw, hn::And(bytes, hn::Set(DB(), static_cast<uint8_t>(1u << kFrom))));
+  if constexpr (kFrom < kTo) {
+    return hn::BitCast(DB(), hn::ShiftLeft<kTo - kFrom>(bit));
+  } else {
+    return hn::BitCast(DB(), hn::ShiftRight<kFrom - kTo>(bit));
+  }
+}
+
 // Q4_K and Q5_K: a super-block is eight units of 32, unit j = 2g + e the
 // low (e = 0) or high (e = 1) nibbles of qs[32g .. 32g + 32), Q5_K's fifth
 // bit j of qh[0 .. 32); w = d sc_j u - dmin m_j.
@@ -172,11 +186,7 @@ struct Q45_KInt8Kernel {
         Nibbles<kJ % 2 == 1>(b.qs + 32 * (kJ / 2), u);
         const VS16 scale = ScaleOf<kJ % 4>(tables[kJ / 4]);
         for (size_t v = 0; v < kBlockVectors; ++v) {
-          if constexpr (kHighBit) {
-            const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << kJ));
-            const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.qh + v * kByteLanes), bit), bit);
-            u[v] = hn::Or(u[v], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
-          }
+          if constexpr (kHighBit) u[v] = hn::Or(u[v], MoveBit<kJ, 4>(hn::LoadU(DB(), b.qh + v * kByteLanes)));
           w[v] = {u[v], scale};
         }
       };
@@ -206,7 +216,8 @@ struct Scaled16Kernel {
 
   // The bytes u of quarter j of half h (16-bit shifts: each byte keeps its
   // own bits under the masks).
-  static HWY_INLINE VB Quarter(const Block& b, int h, int j, size_t v) {
+  template <int h, int j>
+  static HWY_INLINE VB Quarter(const Block& b, size_t v) {
     const hn::Repartition<uint16_t, DB> dw;
     if constexpr (kQ6) {
       const auto ql = hn::BitCast(dw, hn::LoadU(DB(), b.ql + 64 * h + 32 * (j % 2) + v * kByteLanes));
@@ -218,11 +229,7 @@ struct Scaled16Kernel {
     } else {
       const auto qs = hn::BitCast(dw, hn::LoadU(DB(), b.qs + 32 * h + v * kByteLanes));
       VB u = hn::And(hn::BitCast(DB(), hn::ShiftRightSame(qs, 2 * j)), hn::Set(DB(), 3));
-      if constexpr (kQ3) {
-        const auto bit = hn::Set(DB(), static_cast<uint8_t>(1u << (4 * h + j)));
-        const auto set = hn::Eq(hn::And(hn::LoadU(DB(), b.hmask + v * kByteLanes), bit), bit);
-        u = hn::Or(u, hn::IfThenElseZero(set, hn::Set(DB(), 4)));
-      }
+      if constexpr (kQ3) u = hn::Or(u, MoveBit<4 * h + j, 2>(hn::LoadU(DB(), b.hmask + v * kByteLanes)));
       return u;
     }
   }
@@ -308,7 +315,7 @@ struct Scaled16Kernel {
       const auto unit = [&b, &tables](auto u, ScaledBytes* w) {
         constexpr int kH = decltype(u)::value / 4, kJ = decltype(u)::value % 4;
         for (size_t v = 0; v < kBlockVectors; ++v) {
-          w[v].u = Quarter(b, kH, kJ, v);
+          w[v].u = Quarter<kH, kJ>(b, v);
           w[v].scale = ScaleOf<kJ>(tables[kH][v]);
         }
       };
