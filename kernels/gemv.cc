@@ -126,7 +126,6 @@ struct Activations {
   struct Rounded {
     std::vector<int8_t> q, r;
     std::vector<float> scale, rscale, sum16, sum32, rsum16, rsum32, residual;
-    std::vector<uint8_t> spiky;  // per block: whether it took the second pass
 
     void round(const float* X, int64_t cols, int64_t n, int64_t width, int64_t blocks) {
       const int64_t nb = cols / width, per16 = width / 16, per32 = width / 32;
@@ -136,7 +135,6 @@ struct Activations {
       rscale.assign(scale.size(), 0.0f);
       sum16.assign(scale.size() * per16, 0.0f);
       sum32.assign(scale.size() * per32, 0.0f);
-      spiky.assign(scale.size(), 0);
       rsum16.resize(static_cast<size_t>(nb * per16));
       rsum32.resize(static_cast<size_t>(nb * per32));
       residual.resize(static_cast<size_t>(cols));
@@ -152,7 +150,6 @@ struct Activations {
                           rsum32.data(), nullptr);
         for (int64_t i = 0; i < nb * per16; ++i) s16[i] += rsum16[static_cast<size_t>(i)];
         for (int64_t i = 0; i < nb * per32; ++i) s32[i] += rsum32[static_cast<size_t>(i)];
-        for (int64_t b = 0; b < nb; ++b) spiky[static_cast<size_t>(b0 + b)] = rscale[static_cast<size_t>(b0 + b)] != 0.0f;
       }
     }
   };
@@ -198,7 +195,8 @@ struct Activations {
       const int64_t nb8 = qgemv::X8Blocks(cols);
       by32.round(X, cols, n, 32, nb8);
       spiky4.assign(static_cast<size_t>(n * nb8 / qgemv::kX8Pad), 0);
-      for (size_t b = 0; b < by32.spiky.size(); ++b) spiky4[b / qgemv::kX8Pad] |= by32.spiky[b];
+      // A block took the second pass where its residual scale is not zero.
+      for (size_t b = 0; b < by32.rscale.size(); ++b) spiky4[b / qgemv::kX8Pad] |= by32.rscale[b] != 0.0f;
       pair_layout(cols, n);
       xs.q8 = by32.q.data();
       xs.scale8 = by32.scale.data();
