@@ -97,7 +97,8 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
   c.xsum32.resize(c.xscale.size());
   c.has_spikes.resize(static_cast<size_t>(n));
   for (Product& p : c.products) {
-    if (!std::isnan(p.k)) p.koff.resize(static_cast<size_t>(2 * n * (cols / p.tr->u8_block)));
+    // k = 0 (the signed weights' c): no offset term to fold.
+    if (!std::isnan(p.k) && p.k != 0.0f) p.koff.resize(static_cast<size_t>(2 * n * (cols / p.tr->u8_block)));
   }
 }
 
