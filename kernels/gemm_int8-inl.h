@@ -405,7 +405,7 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
       if (r < r1) {
         tr.decode_u8(W + static_cast<size_t>(r) * row_bytes, cols, row_u, row_a, row_c);
       } else {
-        std::memset(row_u, signed_q ? 0x80 : 0, static_cast<size_t>(cols));
+        std::memset(row_u, signed_q ? 0x80 : 0, static_cast<size_t>(cols));  // zero after the flip
         std::fill_n(row_a, nblocks, 0.0f);
         std::fill_n(row_c, nblocks, 0.0f);
       }
