@@ -158,11 +158,13 @@ struct Activations {
   std::vector<float> scale8p, rscale8p, sum8p;
   std::vector<uint8_t> spiky4;
 
-  // XSums' pair layout of every whole group of kX8Pad blocks.
+  // XSums' pair layout of every whole group of kX8Pad blocks, and of a
+  // last group of two (its other lanes are the padding blocks' zeros).
   void pair_layout(int64_t cols, int64_t n) {
     static_assert(qgemv::kX8Pad == 4, "two pairs per group");
     static constexpr int kBlockOfLane[8] = {0, 0, 2, 2, 1, 1, 3, 3};
-    const int64_t nb8 = qgemv::X8Blocks(cols), groups = cols / 32 / qgemv::kX8Pad;
+    const int64_t nb = cols / 32, nb8 = qgemv::X8Blocks(cols);
+    const int64_t groups = nb / qgemv::kX8Pad + (nb % qgemv::kX8Pad == 2);
     q8p.resize(by32.q.size());
     r8p.resize(by32.r.size());
     scale8p.assign(static_cast<size_t>(2 * n * nb8), 0.0f);
@@ -172,7 +174,8 @@ struct Activations {
       for (int64_t g = 0; g < groups; ++g) {
         const int64_t k0 = g * qgemv::kX8Pad, bytes = t * cols + k0 * 32;
         const bool spiky = spiky4[static_cast<size_t>((t * nb8 + k0) / qgemv::kX8Pad)] != 0;
-        for (int i = 0; i < 8; ++i) {  // 16-byte piece i: pair i / 4, half (i / 2) % 2, block i % 2 of the pair
+        const int pieces = k0 + qgemv::kX8Pad <= nb ? 8 : 4;
+        for (int i = 0; i < pieces; ++i) {  // 16-byte piece i: pair i / 4, half (i / 2) % 2, block i % 2 of the pair
           const int64_t from = bytes + (2 * (i / 4) + i % 2) * 32 + (i / 2) % 2 * 16, to = bytes + 16 * i;
           std::memcpy(&q8p[static_cast<size_t>(to)], &by32.q[static_cast<size_t>(from)], 16);
           if (spiky) std::memcpy(&r8p[static_cast<size_t>(to)], &by32.r[static_cast<size_t>(from)], 16);

@@ -289,12 +289,15 @@ HWY_NOINLINE VQ ResidualSums(const UnitFn& unit, int64_t valid, const int8_t* rq
   return sum;
 }
 
-// acc[t] += a * s * sum(u * q) + c * (sum of x), and a * s' * sum(u * q')
-// where a unit is spiky, for the four units that start at unit k0 of the
-// row (a, c in Coefficients4's layout; c unused unless kHasOffset).
+// acc[t] += a * s * sum(u * q), and a * s' * sum(u * q') where a unit is
+// spiky, and off[t] += c * (sum of x), for the four units that start at
+// unit k0 of the row (a, c in Coefficients4's layout; c and off unused
+// unless kHasOffset). The offset term has an accumulator of its own so that
+// one vector's two multiply-adds per group do not wait on each other: with
+// one accumulator their latency (2 x 4 cycles on Zen 3) bounded a group.
 template <int kN, class W, bool kHasOffset, class UnitFn>
 HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, VQF a, VQF c,
-                                const std::array<XSums, kN>& x, VQF* acc) {
+                                const std::array<XSums, kN>& x, VQF* acc, VQF* off) {
   const int8_t* xq[kN];
   for (int t = 0; t < kN; ++t) xq[t] = x[t].q8 + k0 * kQK;
   VQ sums[kN];
@@ -302,7 +305,7 @@ HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, V
   for (int t = 0; t < kN; ++t) {
     const VQF products = hn::Mul(hn::ConvertTo(DQF(), sums[t]), Coefficients4(x[t].scale8 + k0));
     acc[t] = hn::MulAdd(a, products, acc[t]);
-    if constexpr (kHasOffset) acc[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), acc[t]);
+    if constexpr (kHasOffset) off[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), off[t]);
     if (x[t].spiky4[k0 / kX8Group]) {
       const VQ rsum = ResidualSums<W>(unit, valid, x[t].r8 + k0 * kQK);
       acc[t] = hn::MulAdd(a, hn::Mul(hn::ConvertTo(DQF(), rsum), Coefficients4(x[t].rscale8 + k0)), acc[t]);
@@ -428,11 +431,11 @@ struct Int8Kernel {
   // a row's last, partial group (SmolLM2's rows of 18 blocks end with two).
   template <int kN>
   static HWY_INLINE void Group(const Block* b, int64_t k0, int64_t valid, const std::array<XSums, kN>& x,
-                               VQF* acc) {
+                               VQF* acc, VQF* off) {
     VQF d, c;
     Scales(b + k0, valid, d, c);
     const auto unit = [b, k0](int j, W* w) { Weights(b[k0 + j], w); };
-    AccumulateGroup<kN, W, kHasOffset>(unit, k0, valid, d, c, x, acc);
+    AccumulateGroup<kN, W, kHasOffset>(unit, k0, valid, d, c, x, acc, off);
   }
 
 #if HWY_TARGET <= HWY_AVX2
@@ -476,11 +479,12 @@ struct Int8Kernel {
     }
   }
 
-  // The int32 sums of a group's two pairs w[0..4) with its 128 activation
-  // bytes x in the pair layout.
+  // The int32 sums of a group's first kPairs pairs w[0 .. 2 kPairs) with
+  // its activation bytes x in the pair layout (64 per pair).
+  template <int kPairs>
   static HWY_INLINE VQ PairedSums(const VB* w, const int8_t* x) {
-    VQ pair[2];
-    for (int p = 0; p < 2; ++p) {
+    VQ pair[2] = {hn::Zero(DQ()), hn::Zero(DQ())};
+    for (int p = 0; p < kPairs; ++p) {
       const VB lo = w[2 * p], hi = w[2 * p + 1];
       const int8_t* xp = x + 64 * p;
 #if HWY_TARGET == HWY_AVX3_DL
@@ -494,22 +498,28 @@ struct Int8Kernel {
     return AddPairs(pair[0], pair[1]);
   }
   // Out of line for the rare residual pass (see ResidualSums).
-  static HWY_NOINLINE VQ PairedResidualSums(const VB* w, const int8_t* x) { return PairedSums(w, x); }
+  template <int kPairs>
+  static HWY_NOINLINE VQ PairedResidualSums(const VB* w, const int8_t* x) {
+    return PairedSums<kPairs>(w, x);
+  }
 
-  // A whole group of four blocks from k0, in the pair layout.
-  template <int kN>
-  static HWY_INLINE void PairedGroup(const Block* b, int64_t k0, const std::array<XSums, kN>& x, VQF* acc) {
+  // The first kPairs pairs of the group of blocks from k0, in the pair
+  // layout: the whole group, or a row's last two blocks (XSums lays them
+  // out too). Through the generic Group, those two cost SmolLM2's rows of
+  // 18 blocks more than two whole groups (docs/kernels.md, session 14).
+  template <int kN, int kPairs>
+  static HWY_INLINE void PairedGroup(const Block* b, int64_t k0, const std::array<XSums, kN>& x, VQF* acc,
+                                     VQF* off) {
     VQF d, c;
-    Scales<true>(b + k0, kX8Group, d, c);
-    VB w[4];
-    PairWeights(b[k0], b[k0 + 1], w);
-    PairWeights(b[k0 + 2], b[k0 + 3], w + 2);
+    Scales<true>(b + k0, 2 * kPairs, d, c);
+    VB w[2 * kPairs];
+    for (int p = 0; p < kPairs; ++p) PairWeights(b[k0 + 2 * p], b[k0 + 2 * p + 1], w + 2 * p);
     for (int t = 0; t < kN; ++t) {
-      const VQ sums = PairedSums(w, x[t].q8p + k0 * kQK);
+      const VQ sums = PairedSums<kPairs>(w, x[t].q8p + k0 * kQK);
       acc[t] = hn::MulAdd(d, hn::Mul(hn::ConvertTo(DQF(), sums), hn::LoadU(DQF(), x[t].scale8p + 2 * k0)), acc[t]);
-      if constexpr (kHasOffset) acc[t] = hn::MulAdd(c, hn::LoadU(DQF(), x[t].sum8p + 2 * k0), acc[t]);
+      if constexpr (kHasOffset) off[t] = hn::MulAdd(c, hn::LoadU(DQF(), x[t].sum8p + 2 * k0), off[t]);
       if (x[t].spiky4[k0 / kX8Group]) {
-        const VQ rsums = PairedResidualSums(w, x[t].r8p + k0 * kQK);
+        const VQ rsums = PairedResidualSums<kPairs>(w, x[t].r8p + k0 * kQK);
         acc[t] = hn::MulAdd(d, hn::Mul(hn::ConvertTo(DQF(), rsums), hn::LoadU(DQF(), x[t].rscale8p + 2 * k0)),
                             acc[t]);
       }
@@ -524,18 +534,26 @@ struct Int8Kernel {
     const auto* b = reinterpret_cast<const Block*>(row);
     const int64_t nb = cols / kQK;
     const auto x = Vectors<kN>(xs, cols);
-    VQF acc[kN];
-    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
+    VQF acc[kN], off[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = off[t] = hn::Zero(DQF());
     int64_t k0 = 0;
     for (; k0 + kX8Group <= nb; k0 += kX8Group) {
       if constexpr (kPaired) {
-        PairedGroup<kN>(b, k0, x, acc);
+        PairedGroup<kN, 2>(b, k0, x, acc, off);
       } else {
-        Group<kN>(b, k0, kX8Group, x, acc);
+        Group<kN>(b, k0, kX8Group, x, acc, off);
       }
     }
-    if (k0 < nb) Group<kN>(b, k0, nb - k0, x, acc);
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+    if constexpr (kPaired) {
+      // Only a last pair: the generic group reads its activations four
+      // blocks at a time from a multiple of four (three or one blocks).
+      if (nb - k0 == 2) {
+        PairedGroup<kN, 1>(b, k0, x, acc, off);
+        k0 += 2;
+      }
+    }
+    if (k0 < nb) Group<kN>(b, k0, nb - k0, x, acc, off);
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), hn::Add(acc[t], off[t])));
   }
 };
 

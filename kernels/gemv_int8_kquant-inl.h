@@ -345,7 +345,7 @@ struct IQ4_XSInt8Kernel {
         };
         const VQF av = Coefficients4(a + 4 * h);
         AccumulateGroup<kN, VBS, kSignedOffset != 0.0f>(unit, 8 * k + 4 * h, kX8Group, av,
-                                                                  hn::Mul(av, hn::Set(DQF(), kSignedOffset)), x, acc);
+                                                                  hn::Mul(av, hn::Set(DQF(), kSignedOffset)), x, acc, acc);
       }
     });
   }

@@ -34,10 +34,11 @@ struct XSums {
   const uint8_t* spiky4;
   // The same per group of kX8Pad blocks in the pair layout of the 4- and
   // 5-bit kernels (gemv_int8-inl.h, PairedGroup), for the row's whole
-  // groups: q8p and r8p hold, per pair of blocks (a, b), the first 16 bytes
-  // of a, of b, then the last 16 of a, of b; scale8p, rscale8p and sum8p
-  // hold 2 kX8Pad floats per group, blocks 0, 0, 2, 2, 1, 1, 3, 3 (sum8p
-  // only in the first lane of each two, zero in the second).
+  // groups and a last group of two blocks: q8p and r8p hold, per pair of
+  // blocks (a, b), the first 16 bytes of a, of b, then the last 16 of a, of
+  // b; scale8p, rscale8p and sum8p hold 2 kX8Pad floats per group, blocks
+  // 0, 0, 2, 2, 1, 1, 3, 3 (sum8p only in the first lane of each two, zero
+  // in the second).
   const int8_t* q8p;
   const int8_t* r8p;
   const float* scale8p;

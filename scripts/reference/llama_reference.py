@@ -125,14 +125,24 @@ def forward(cfg, w, tokens):
     return x @ out.T
 
 
-def greedy(cfg, w, tokens, n, eos=None):
+def greedy_steps(cfg, w, tokens, n, eos=None):
+    """The greedy continuation of tokens: per step the chosen token, the
+    runner-up and the margin between their logits (where that margin is
+    within a runtime's error bound, either token is a correct answer)."""
     tokens = list(tokens)
+    steps = []
     for _ in range(n):
-        nxt = int(np.argmax(forward(cfg, w, tokens)[-1]))
-        tokens.append(nxt)
-        if nxt == eos:
+        logits = forward(cfg, w, tokens)[-1]
+        best, second = (int(i) for i in np.argsort(-logits, kind="stable")[:2])
+        steps.append((best, second, float(logits[best] - logits[second])))
+        tokens.append(best)
+        if best == eos:
             break
-    return tokens
+    return steps
+
+
+def greedy(cfg, w, tokens, n, eos=None):
+    return list(tokens) + [best for best, _, _ in greedy_steps(cfg, w, tokens, n, eos)]
 
 
 def main():

@@ -6,7 +6,8 @@ Usage (from the repository root; about a minute, mostly SmolLM2):
   python3 scripts/reference/make_golden.py [--shared ../shared/data] [--models models]
 
 For each case it writes NAME.json (model file, token ids, the positions whose
-logits are stored, greedy continuation ids) and NAME.f32 (little-endian float32,
+logits are stored, greedy continuation ids with each step's runner-up and
+top-2 margin) and NAME.f32 (little-endian float32,
 len(positions) x n_vocab). The token ids are recorded, so the C++ tests do not
 depend on any tokenizer. Logits come from the float64 forward pass of
 llama_reference.py on the weights the bump file holds: the GGUF's own, except
@@ -37,6 +38,9 @@ CASES = [
     ("smollm2_chat", "models", "SmolLM2-135M-Instruct.Q4_1.gguf", SMOL_CHAT, [-1], 8),
     ("smollm2_fox", "models", "SmolLM2-135M-Instruct.Q4_1.gguf",
      "The quick brown fox jumps over the lazy dog. The capital of France is", [0, -1], 4),
+    # A continuation with a clear margin at every step (3.2 or more), which
+    # an int8 runtime must reproduce token for token.
+    ("smollm2_count", "models", "SmolLM2-135M-Instruct.Q4_1.gguf", "1, 2, 3, 4, 5,", [-1], 8),
     # written by make_qwen2_tiny.py (run it first): biases, NeoX RoPE, partial rotary dim
     ("qwen2_tiny", "golden", "qwen2_tiny.gguf", "Once upon a time there was a big dog", None, 8),
 ]
@@ -66,11 +70,14 @@ def main():
         exact = ref.forward(cfg, w, ids)
         drift = float(np.max(np.abs(exact[pos] - logits[pos])))
         top1 = int(np.sum(exact[pos].argmax(-1) == logits[pos].argmax(-1)))
-        gen = ref.greedy(cfg, w_q8, ids, n_gen, eos=tok.eos)[len(ids):]
+        steps = ref.greedy_steps(cfg, w_q8, ids, n_gen, eos=tok.eos)
+        gen = [best for best, _, _ in steps]
         meta = {
             "model_dir": where, "model": file, "prompt": prompt, "tokens": ids,
             "positions": pos, "n_vocab": int(logits.shape[1]), "logits_file": name + ".f32",
             "greedy": gen, "greedy_text": tok.decode(gen),
+            "greedy_runner_up": [second for _, second, _ in steps],
+            "greedy_margin": [margin for _, _, margin in steps],
             "weights": "gguf; types without a native kernel transcoded to Q8_0 by gguf-py",
             "exact_gguf_max_abs_diff": drift, "exact_gguf_top1_agree": top1,
         }

@@ -112,20 +112,33 @@ void check_golden(const std::string& name, float tol_prefill, float tol_decode) 
 // Greedy decoding through the decode path (the prompt too, one token at a
 // time: the prefill path's answer at a near tie is not determined by its
 // bound, see above) reproduces the reference's tokens, with the default
-// (f16) cache.
-void check_greedy(const std::string& name) {
+// (f16) cache, as far as they are determined: each logit within tol of the
+// reference's moves a difference of two by up to 2 tol, so at the first
+// step whose reference margin is no more than that, either of the two best
+// tokens is correct, and what follows it is checked no further.
+// (smollm2_chat's first step is such a near tie: 0.082. Until session 14
+// the test demanded the reference's "The" there and passed or failed with
+// the summation order of the kernels.)
+void check_greedy(const std::string& name, float tol) {
   const auto g = ck::test::load_golden(name);
   REQUIRE(ck::test::model_available(g.model));
+  REQUIRE(g.greedy_margin.size() == g.greedy.size());
+  REQUIRE(g.greedy_runner_up.size() == g.greedy.size());
   auto model = ck::Model::load(g.model);
   ck::Session session(*model, {.n_ctx = 64});
   std::span<const float> logits;
   for (const int32_t& token : g.tokens) logits = session.eval(std::span(&token, 1));
-  std::vector<int32_t> out;
-  while (out.size() < g.greedy.size()) {
-    out.push_back(argmax(logits.data(), g.n_vocab));
-    logits = session.eval(std::span(&out.back(), 1));
+  for (size_t i = 0; i < g.greedy.size(); ++i) {
+    const int32_t ours = argmax(logits.data(), g.n_vocab);
+    INFO(name << " step " << i << ": reference " << g.greedy[i] << " (runner-up " << g.greedy_runner_up[i]
+              << ", margin " << g.greedy_margin[i] << "), ours " << ours);
+    if (g.greedy_margin[i] <= 2 * tol) {
+      CHECK((ours == g.greedy[i] || ours == g.greedy_runner_up[i]));
+      return;
+    }
+    REQUIRE(ours == g.greedy[i]);
+    logits = session.eval(std::span(&ours, 1));
   }
-  REQUIRE(out == g.greedy);
 }
 
 }  // namespace
@@ -145,9 +158,10 @@ TEST_CASE("qwen2 (biases, NeoX RoPE, partial rotary dim) logits match the refere
 }
 
 TEST_CASE("greedy continuations match the reference", "[forward][golden]") {
-  check_greedy("stories260K_once");
-  check_greedy("smollm2_chat");
-  check_greedy("qwen2_tiny");
+  check_greedy("stories260K_once", kTolF32Model);
+  check_greedy("smollm2_count", kTolQuant);  // clear at every step: 8 tokens
+  check_greedy("smollm2_chat", kTolQuant);   // a near tie at once
+  check_greedy("qwen2_tiny", kTolF32Model);
 }
 
 // With an f32 cache (kF32Cache): with halves, stories260K_park's paths

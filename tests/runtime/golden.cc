@@ -62,6 +62,8 @@ Golden load_golden(const std::string& name) {
   g.positions = meta.at("positions").get<std::vector<int>>();
   g.n_vocab = meta.at("n_vocab");
   g.greedy = meta.at("greedy").get<std::vector<int32_t>>();
+  g.greedy_runner_up = meta.value("greedy_runner_up", std::vector<int32_t>{});
+  g.greedy_margin = meta.value("greedy_margin", std::vector<float>{});
   auto read_logits = [&](const std::string& key, std::vector<float>& out) {
     out.resize(g.positions.size() * g.n_vocab);
     std::ifstream data(dir / meta.at(key).get<std::string>(), std::ios::binary);

@@ -20,6 +20,10 @@ struct Golden {
   std::vector<float> logits;      // positions.size() x n_vocab
   std::vector<float> exact_logits;  // oracle, quantized weights: llama.cpp on them dequantized to F32 (else empty)
   std::vector<int32_t> greedy;    // the reference's greedy continuation
+  // Per step of it (numpy reference goldens only, else empty): the second
+  // best token and the margin between the two logits.
+  std::vector<int32_t> greedy_runner_up;
+  std::vector<float> greedy_margin;
 };
 
 Golden load_golden(const std::string& name);
