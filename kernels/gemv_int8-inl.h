@@ -552,7 +552,23 @@ struct Int8Kernel {
         k0 += 2;
       }
     }
-    if (k0 < nb) Group<kN>(b, k0, nb - k0, x, acc, off);
+    if constexpr (kPaired) {
+      if (k0 < nb) Group<kN>(b, k0, nb - k0, x, acc, off);
+    } else {
+      // The last blocks with their count a constant in each copy, so that
+      // no branch per block remains (SmolLM2's rows end with two).
+      switch (nb - k0) {
+        case 1:
+          Group<kN>(b, k0, 1, x, acc, off);
+          break;
+        case 2:
+          Group<kN>(b, k0, 2, x, acc, off);
+          break;
+        case 3:
+          Group<kN>(b, k0, 3, x, acc, off);
+          break;
+      }
+    }
     for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), hn::Add(acc[t], off[t])));
   }
 };
