@@ -293,8 +293,8 @@ HWY_NOINLINE VQ ResidualSums(const UnitFn& unit, int64_t valid, const int8_t* rq
 // spiky, and off[t] += c * (sum of x), for the four units that start at
 // unit k0 of the row (a, c in Coefficients4's layout; c and off unused
 // unless kHasOffset). The offset term has an accumulator of its own so that
-// one vector's two multiply-adds per group do not wait on each other: with
-// one accumulator their latency (2 x 4 cycles on Zen 3) bounded a group.
+// a vector's two multiply-adds per group do not wait on each other (two
+// 4-cycle latencies on Zen 3, in a group of ~15 cycles).
 template <int kN, class W, bool kHasOffset, class UnitFn>
 HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, VQF a, VQF c,
                                 const std::array<XSums, kN>& x, VQF* acc, VQF* off) {
@@ -303,8 +303,7 @@ HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, V
   VQ sums[kN];
   GroupSums<kN, W>(unit, valid, xq, sums);
   for (int t = 0; t < kN; ++t) {
-    const VQF products = hn::Mul(hn::ConvertTo(DQF(), sums[t]), Coefficients4(x[t].scale8 + k0));
-    acc[t] = hn::MulAdd(a, products, acc[t]);
+    acc[t] = hn::MulAdd(hn::ConvertTo(DQF(), sums[t]), hn::Mul(a, Coefficients4(x[t].scale8 + k0)), acc[t]);
     if constexpr (kHasOffset) off[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), off[t]);
     if (x[t].spiky4[k0 / kX8Group]) {
       const VQ rsum = ResidualSums<W>(unit, valid, x[t].r8 + k0 * kQK);
@@ -426,9 +425,10 @@ struct Int8Kernel {
     if constexpr (!T::kHasMin) c = hn::Mul(d, hn::Set(DQF(), kOffset));
   }
 
-  // Blocks k0 .. k0 + valid (at most four). Inlined twice: with valid the
-  // constant 4 for the full groups (no branch per block), and once more for
-  // a row's last, partial group (SmolLM2's rows of 18 blocks end with two).
+  // Blocks k0 .. k0 + valid (at most four), inlined with valid a constant
+  // where Dot knows it (no branch per block): 4 for the whole groups, and
+  // for the unpaired dtypes 1, 2 or 3 for a row's last blocks; the paired
+  // ones leave only a rare odd rest to it (valid at run time).
   template <int kN>
   static HWY_INLINE void Group(const Block* b, int64_t k0, int64_t valid, const std::array<XSums, kN>& x,
                                VQF* acc, VQF* off) {
@@ -516,7 +516,7 @@ struct Int8Kernel {
     for (int p = 0; p < kPairs; ++p) PairWeights(b[k0 + 2 * p], b[k0 + 2 * p + 1], w + 2 * p);
     for (int t = 0; t < kN; ++t) {
       const VQ sums = PairedSums<kPairs>(w, x[t].q8p + k0 * kQK);
-      acc[t] = hn::MulAdd(d, hn::Mul(hn::ConvertTo(DQF(), sums), hn::LoadU(DQF(), x[t].scale8p + 2 * k0)), acc[t]);
+      acc[t] = hn::MulAdd(hn::ConvertTo(DQF(), sums), hn::Mul(d, hn::LoadU(DQF(), x[t].scale8p + 2 * k0)), acc[t]);
       if constexpr (kHasOffset) off[t] = hn::MulAdd(c, hn::LoadU(DQF(), x[t].sum8p + 2 * k0), off[t]);
       if (x[t].spiky4[k0 / kX8Group]) {
         const VQ rsums = PairedResidualSums<kPairs>(w, x[t].r8p + k0 * kQK);
@@ -551,8 +551,6 @@ struct Int8Kernel {
         PairedGroup<kN, 1>(b, k0, x, acc, off);
         k0 += 2;
       }
-    }
-    if constexpr (kPaired) {
       if (k0 < nb) Group<kN>(b, k0, nb - k0, x, acc, off);
     } else {
       // The last blocks with their count a constant in each copy, so that
