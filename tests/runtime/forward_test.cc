@@ -24,7 +24,7 @@ namespace {
 // 32 values plus a second int8 pass on the rounding error of the spiky
 // blocks (kInt8SpikeRatio); SmolLM2's activations are heavy-tailed (crest
 // factors up to 39), so the blocks left at int8 still move its logits by
-// 0.23-0.75 (prefill 0.59-0.63, decode 0.46-0.75; the summation order of
+// 0.23-0.95 (prefill 0.59-0.63, decode 0.46-0.95; the summation order of
 // attention alone moves that between 0.33 and 0.59). Without the second
 // pass (int8 alone, as llama.cpp) prefill's moved by 0.56 and 1.61, so 1.0
 // catches a lost second pass. (Decode's int16 activations, until session 9,
@@ -43,6 +43,13 @@ constexpr float kTolQuant = 1.0f;
 // (0.94 while decode rounded to int16); F32 models 7e-6.
 constexpr float kTolDecodePrefillF32 = 5e-4f;
 constexpr float kTolDecodePrefillQuant = 1.5f;
+// The greedy test runs with the default f16 cache, which moves the logits
+// further: stories260K's by up to 0.024 in llama.cpp itself
+// (oracle/kv_f16_stories260K.json); SmolLM2's by 1.43-1.68 at the largest
+// of 3.9M logits, RMS 0.22 (kv_cache_test.cc), on top of the int8
+// rounding's 0.46-0.95.
+constexpr float kTolGreedyF32Model = 0.03f;
+constexpr float kTolGreedyQuant = 1.5f;
 
 float max_abs_diff(const float* a, const float* b, int n) {
   float m = 0;
@@ -158,10 +165,10 @@ TEST_CASE("qwen2 (biases, NeoX RoPE, partial rotary dim) logits match the refere
 }
 
 TEST_CASE("greedy continuations match the reference", "[forward][golden]") {
-  check_greedy("stories260K_once", kTolF32Model);
-  check_greedy("smollm2_count", kTolQuant);  // clear at every step: 8 tokens
-  check_greedy("smollm2_chat", kTolQuant);   // a near tie at once
-  check_greedy("qwen2_tiny", kTolF32Model);
+  check_greedy("stories260K_once", kTolGreedyF32Model);  // clear at all 40 steps (0.13 or more)
+  check_greedy("smollm2_count", kTolGreedyQuant);        // clear at all 8 steps (3.16 or more)
+  check_greedy("smollm2_chat", kTolGreedyQuant);         // a near tie at once (0.082)
+  check_greedy("qwen2_tiny", kTolGreedyF32Model);
 }
 
 // With an f32 cache (kF32Cache): with halves, stories260K_park's paths
