@@ -289,6 +289,13 @@ HWY_NOINLINE VQ ResidualSums(const UnitFn& unit, int64_t valid, const int8_t* rq
   return sum;
 }
 
+// acc + sums * (a * s): a * s waits on no product, so the chain from the
+// byte products to the accumulator has one multiply-add and no multiply
+// (docs/kernels.md, session 14).
+HWY_INLINE VQF AddScaled(VQF acc, VQ sums, VQF a, VQF s) {
+  return hn::MulAdd(hn::ConvertTo(DQF(), sums), hn::Mul(a, s), acc);
+}
+
 // acc[t] += a * s * sum(u * q), and a * s' * sum(u * q') where a unit is
 // spiky, and off[t] += c * (sum of x), for the four units that start at
 // unit k0 of the row (a, c in Coefficients4's layout; c and off unused
@@ -303,11 +310,11 @@ HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, V
   VQ sums[kN];
   GroupSums<kN, W>(unit, valid, xq, sums);
   for (int t = 0; t < kN; ++t) {
-    acc[t] = hn::MulAdd(hn::ConvertTo(DQF(), sums[t]), hn::Mul(a, Coefficients4(x[t].scale8 + k0)), acc[t]);
+    acc[t] = AddScaled(acc[t], sums[t], a, Coefficients4(x[t].scale8 + k0));
     if constexpr (kHasOffset) off[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), off[t]);
     if (x[t].spiky4[k0 / kX8Group]) {
       const VQ rsum = ResidualSums<W>(unit, valid, x[t].r8 + k0 * kQK);
-      acc[t] = hn::MulAdd(a, hn::Mul(hn::ConvertTo(DQF(), rsum), Coefficients4(x[t].rscale8 + k0)), acc[t]);
+      acc[t] = AddScaled(acc[t], rsum, a, Coefficients4(x[t].rscale8 + k0));
     }
   }
 }
@@ -516,12 +523,11 @@ struct Int8Kernel {
     for (int p = 0; p < kPairs; ++p) PairWeights(b[k0 + 2 * p], b[k0 + 2 * p + 1], w + 2 * p);
     for (int t = 0; t < kN; ++t) {
       const VQ sums = PairedSums<kPairs>(w, x[t].q8p + k0 * kQK);
-      acc[t] = hn::MulAdd(hn::ConvertTo(DQF(), sums), hn::Mul(d, hn::LoadU(DQF(), x[t].scale8p + 2 * k0)), acc[t]);
+      acc[t] = AddScaled(acc[t], sums, d, hn::LoadU(DQF(), x[t].scale8p + 2 * k0));
       if constexpr (kHasOffset) off[t] = hn::MulAdd(c, hn::LoadU(DQF(), x[t].sum8p + 2 * k0), off[t]);
       if (x[t].spiky4[k0 / kX8Group]) {
         const VQ rsums = PairedResidualSums<kPairs>(w, x[t].r8p + k0 * kQK);
-        acc[t] = hn::MulAdd(d, hn::Mul(hn::ConvertTo(DQF(), rsums), hn::LoadU(DQF(), x[t].rscale8p + 2 * k0)),
-                            acc[t]);
+        acc[t] = AddScaled(acc[t], rsums, d, hn::LoadU(DQF(), x[t].rscale8p + 2 * k0));
       }
     }
   }
