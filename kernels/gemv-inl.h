@@ -56,7 +56,7 @@ HWY_INLINE XSums VectorOf(const XSums& xs, int64_t cols, int64_t t) {
   auto at = [t](const auto* p, int64_t stride) { return p == nullptr ? p : p + t * stride; };
   const int64_t nb8 = X8Blocks(cols);
   return {at(xs.q8, cols),         at(xs.scale8, nb8),       at(xs.sum8, nb8),     at(xs.sum16_8, 2 * nb8),
-          at(xs.r8, cols),         at(xs.rscale8, nb8),      at(xs.spiky4, nb8 / kX8Pad),
+          at(xs.r8, cols),         at(xs.rscale8, nb8),      at(xs.spiky_groups, nb8 / kX8Pad), at(xs.n_spiky_groups, 1),
           at(xs.q8p, cols),        at(xs.r8p, cols),         at(xs.scale8p, 2 * nb8),
           at(xs.rscale8p, 2 * nb8), at(xs.sum8p, 2 * nb8),
           at(xs.q8k, cols),         at(xs.scale8k, cols / 256), at(xs.sum16_8k, cols / 16), at(xs.sum32_8k, cols / 32),

@@ -156,7 +156,8 @@ struct Activations {
   Rounded by32, by256;
   std::vector<int8_t> q8p, r8p;
   std::vector<float> scale8p, rscale8p, sum8p;
-  std::vector<uint8_t> spiky4;
+  std::vector<uint8_t> spiky4;  // per group of kX8Pad blocks: has a spiky one
+  std::vector<int32_t> spiky_groups, n_spiky_groups;
 
   // XSums' pair layout of every whole group of kX8Pad blocks, and of a
   // last group of two (its other lanes are the padding blocks' zeros).
@@ -200,6 +201,17 @@ struct Activations {
       spiky4.assign(static_cast<size_t>(n * nb8 / qgemv::kX8Pad), 0);
       // A block took the second pass where its residual scale is not zero.
       for (size_t b = 0; b < by32.rscale.size(); ++b) spiky4[b / qgemv::kX8Pad] |= by32.rscale[b] != 0.0f;
+      const int64_t groups = nb8 / qgemv::kX8Pad;
+      spiky_groups.resize(spiky4.size());
+      n_spiky_groups.assign(static_cast<size_t>(n), 0);
+      for (int64_t t = 0; t < n; ++t) {
+        for (int64_t g = 0; g < groups; ++g) {
+          if (spiky4[static_cast<size_t>(t * groups + g)] != 0) {
+            spiky_groups[static_cast<size_t>(t * groups + n_spiky_groups[static_cast<size_t>(t)]++)] =
+                static_cast<int32_t>(g);
+          }
+        }
+      }
       pair_layout(cols, n);
       xs.q8 = by32.q.data();
       xs.scale8 = by32.scale.data();
@@ -207,7 +219,8 @@ struct Activations {
       xs.sum16_8 = by32.sum16.data();
       xs.r8 = by32.r.data();
       xs.rscale8 = by32.rscale.data();
-      xs.spiky4 = spiky4.data();
+      xs.spiky_groups = spiky_groups.data();
+      xs.n_spiky_groups = n_spiky_groups.data();
       xs.q8p = q8p.data();
       xs.r8p = r8p.data();
       xs.scale8p = scale8p.data();

@@ -278,17 +278,6 @@ HWY_INLINE void GroupSums(const UnitFn& unit, int64_t valid, const int8_t* const
   for (int t = 0; t < kN; ++t) sums[t] = AddPairs(first[t], AddPairs(s0[t], s1[t]));
 }
 
-// GroupSums of the rounding errors of spiky blocks (activations rq): out
-// of line, as they are rare, so that the group's inlined copies (per kN and
-// per vector) do not each carry one; that cut the sanitizer build's
-// compile of these kernels by about a third (docs/kernels.md).
-template <class W, class UnitFn>
-HWY_NOINLINE VQ ResidualSums(const UnitFn& unit, int64_t valid, const int8_t* rq) {
-  VQ sum;
-  GroupSums<1, W>(unit, valid, &rq, &sum);
-  return sum;
-}
-
 // acc + sums * (a * s): a * s waits on no product, so the chain from the
 // byte products to the accumulator has one multiply-add and no multiply
 // (docs/kernels.md, session 14).
@@ -296,12 +285,12 @@ HWY_INLINE VQF AddScaled(VQF acc, VQ sums, VQF a, VQF s) {
   return hn::MulAdd(hn::ConvertTo(DQF(), sums), hn::Mul(a, s), acc);
 }
 
-// acc[t] += a * s * sum(u * q), and a * s' * sum(u * q') where a unit is
-// spiky, and off[t] += c * (sum of x), for the four units that start at
-// unit k0 of the row (a, c in Coefficients4's layout; c and off unused
-// unless kHasOffset). The offset term has an accumulator of its own so that
-// a vector's two multiply-adds per group do not wait on each other (two
-// 4-cycle latencies on Zen 3, in a group of ~15 cycles).
+// acc[t] += a * s * sum(u * q) and off[t] += c * (sum of x) for the four
+// units that start at unit k0 of the row (a, c in Coefficients4's layout;
+// c and off unused unless kHasOffset). The offset term has an accumulator
+// of its own so that a vector's two multiply-adds per group do not wait on
+// each other (two 4-cycle latencies on Zen 3, in a group of ~15 cycles).
+// The spiky units' second term is AddSpikyGroups'.
 template <int kN, class W, bool kHasOffset, class UnitFn>
 HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, VQF a, VQF c,
                                 const std::array<XSums, kN>& x, VQF* acc, VQF* off) {
@@ -312,9 +301,41 @@ HWY_INLINE void AccumulateGroup(const UnitFn& unit, int64_t k0, int64_t valid, V
   for (int t = 0; t < kN; ++t) {
     acc[t] = AddScaled(acc[t], sums[t], a, Coefficients4(x[t].scale8 + k0));
     if constexpr (kHasOffset) off[t] = hn::MulAdd(c, Once4(x[t].sum8 + k0), off[t]);
-    if (x[t].spiky4[k0 / kX8Group]) {
-      const VQ rsum = ResidualSums<W>(unit, valid, x[t].r8 + k0 * kQK);
-      acc[t] = AddScaled(acc[t], rsum, a, Coefficients4(x[t].rscale8 + k0));
+  }
+}
+
+// The rounding errors of a vector's spiky blocks (XSums' r8, r8p and their
+// scales), as the out-of-line group functions take them: the XSums of the
+// vector, passed by reference, would be written out to memory for every
+// row (20 pointers), which cost the kernels 3-12 % in cache.
+struct Residuals {
+  const int8_t* r8;
+  const float* rscale8;
+  const int8_t* r8p;
+  const float* rscale8p;
+};
+
+// acc + a * s' * sum(u * q') for the four units from unit k0, the
+// rounding errors q' * s' of a spiky group's activations.
+template <class W, class UnitFn>
+HWY_INLINE VQF AddResidualGroup(const UnitFn& unit, int64_t k0, int64_t valid, VQF a, const Residuals& r, VQF acc) {
+  const int8_t* rq = r.r8 + k0 * kQK;
+  VQ sum;
+  GroupSums<1, W>(unit, valid, &rq, &sum);
+  return AddScaled(acc, sum, a, Coefficients4(r.rscale8 + k0));
+}
+
+// acc[t] = group(acc[t], g, residuals of vector t) for vector t's spiky
+// groups g, once a row's main loop is done, so that the loop has no test
+// per group: with one, the Q4_0 and Q4_1 kernels ran 3-10 % slower in
+// cache (docs/kernels.md, session 15). The group function is out of line:
+// spiky groups are rare, and the sanitizer build's compile would carry a
+// copy per inlined group.
+template <int kN, class GroupFn>
+HWY_INLINE void AddSpikyGroups(const std::array<XSums, kN>& x, VQF* acc, const GroupFn& group) {
+  for (int t = 0; t < kN; ++t) {
+    for (int32_t i = 0; i < *x[t].n_spiky_groups; ++i) {
+      acc[t] = group(acc[t], x[t].spiky_groups[i], Residuals{x[t].r8, x[t].rscale8, x[t].r8p, x[t].rscale8p});
     }
   }
 }
@@ -432,6 +453,11 @@ struct Int8Kernel {
     if constexpr (!T::kHasMin) c = hn::Mul(d, hn::Set(DQF(), kOffset));
   }
 
+  // The weights of block k0 + j, for the group functions.
+  static HWY_INLINE auto UnitsFrom(const Block* b, int64_t k0) {
+    return [b, k0](int j, W* w) { Weights(b[k0 + j], w); };
+  }
+
   // Blocks k0 .. k0 + valid (at most four), inlined with valid a constant
   // where Dot knows it (no branch per block): 4 for the whole groups, and
   // for the unpaired dtypes 1, 2 or 3 for a row's last blocks; the paired
@@ -441,8 +467,7 @@ struct Int8Kernel {
                                VQF* acc, VQF* off) {
     VQF d, c;
     Scales(b + k0, valid, d, c);
-    const auto unit = [b, k0](int j, W* w) { Weights(b[k0 + j], w); };
-    AccumulateGroup<kN, W, kHasOffset>(unit, k0, valid, d, c, x, acc, off);
+    AccumulateGroup<kN, W, kHasOffset>(UnitsFrom(b, k0), k0, valid, d, c, x, acc, off);
   }
 
 #if HWY_TARGET <= HWY_AVX2
@@ -504,11 +529,6 @@ struct Int8Kernel {
     }
     return AddPairs(pair[0], pair[1]);
   }
-  // Out of line for the rare residual pass (see ResidualSums).
-  template <int kPairs>
-  static HWY_NOINLINE VQ PairedResidualSums(const VB* w, const int8_t* x) {
-    return PairedSums<kPairs>(w, x);
-  }
 
   // The first kPairs pairs of the group of blocks from k0, in the pair
   // layout: the whole group, or a row's last two blocks (XSums lays them
@@ -525,15 +545,32 @@ struct Int8Kernel {
       const VQ sums = PairedSums<kPairs>(w, x[t].q8p + k0 * kQK);
       acc[t] = AddScaled(acc[t], sums, d, hn::LoadU(DQF(), x[t].scale8p + 2 * k0));
       if constexpr (kHasOffset) off[t] = hn::MulAdd(c, hn::LoadU(DQF(), x[t].sum8p + 2 * k0), off[t]);
-      if (x[t].spiky4[k0 / kX8Group]) {
-        const VQ rsums = PairedResidualSums<kPairs>(w, x[t].r8p + k0 * kQK);
-        acc[t] = AddScaled(acc[t], rsums, d, hn::LoadU(DQF(), x[t].rscale8p + 2 * k0));
-      }
     }
   }
 #else
   static constexpr bool kPaired = false;
 #endif
+
+  // acc + the second term of spiky group g of a row of nb blocks
+  // (AddSpikyGroups), in the layout Dot's loop gave the group.
+  static HWY_NOINLINE VQF SpikyGroup(const Block* b, int64_t nb, VQF acc, int64_t g, const Residuals& r) {
+    const int64_t k0 = g * kX8Group, valid = std::min(kX8Group, nb - k0);
+    VQF d, c;
+#if HWY_TARGET <= HWY_AVX2
+    if constexpr (kPaired) {
+      if (valid == 4 || valid == 2) {
+        Scales<true>(b + k0, valid, d, c);
+        VB w[4];
+        for (int64_t p = 0; p < valid / 2; ++p) PairWeights(b[k0 + 2 * p], b[k0 + 2 * p + 1], w + 2 * p);
+        const int8_t* rq = r.r8p + k0 * kQK;
+        const VQ sums = valid == 4 ? PairedSums<2>(w, rq) : PairedSums<1>(w, rq);
+        return AddScaled(acc, sums, d, hn::LoadU(DQF(), r.rscale8p + 2 * k0));
+      }
+    }
+#endif
+    Scales(b + k0, valid, d, c);
+    return AddResidualGroup<W>(UnitsFrom(b, k0), k0, valid, d, r, acc);
+  }
 
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
@@ -573,6 +610,7 @@ struct Int8Kernel {
           break;
       }
     }
+    AddSpikyGroups<kN>(x, acc, [b, nb](VQF a, int64_t g, const Residuals& r) { return SpikyGroup(b, nb, a, g, r); });
     for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), hn::Add(acc[t], off[t])));
   }
 };

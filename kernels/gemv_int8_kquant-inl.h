@@ -89,7 +89,7 @@ HWY_INLINE void SuperBlockSums(const UnitFn& unit, const int8_t* const* xq, VQ* 
 }
 
 // The same for the rounding error of a spiky super-block: out of line, as
-// it is rare (see ResidualSums).
+// it is rare (as gemv_int8-inl.h's SpikyGroup).
 template <class UnitFn>
 HWY_NOINLINE VQ ResidualSuperBlockSums(const UnitFn& unit, const int8_t* rq) {
   VQ sum;
@@ -331,23 +331,44 @@ struct Scaled16Kernel {
 // (NibblePairs of qs[16j ..]) through the codebook; a = d (ls_j - 32),
 // signed bytes as Q8_0's (c = -128 a on VNNI).
 struct IQ4_XSInt8Kernel {
+  // The a of super-block b's eight units.
+  static HWY_INLINE void UnitScales(const BlockIQ4_XS& b, float* a) {
+    const float d = LoadHalf(&b.d);
+    for (int j = 0; j < 8; ++j) a[j] = d * static_cast<float>(iq4_xs_scale(j, b));
+  }
+  // Units 4h .. 4h + 3 of super-block b: a group of AccumulateGroup.
+  static HWY_INLINE auto HalfUnits(const BlockIQ4_XS& b, int64_t h) {
+    return [&b, h](int j, VBS* w) {
+      VB nib[kBlockVectors];
+      NibblePairs(b.qs + 16 * (4 * h + j), nib);
+      for (size_t v = 0; v < kBlockVectors; ++v) w[v] = Codebook(nib[v]);
+    };
+  }
+  // acc + the second term of spiky group g (half g % 2 of super-block g / 2).
+  static HWY_NOINLINE VQF SpikyGroup(const BlockIQ4_XS* b, VQF acc, int64_t g, const Residuals& r) {
+    HWY_ALIGN float a[8];
+    UnitScales(b[g / 2], a);
+    return AddResidualGroup<VBS>(HalfUnits(b[g / 2], g % 2), kX8Group * g, kX8Group, Coefficients4(a + 4 * (g % 2)),
+                                 r, acc);
+  }
+
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    SuperBlockDot<kN, BlockIQ4_XS>(row, cols, xs, out, [](const BlockIQ4_XS& b, int64_t k, const auto& x, VQF* acc) {
-      const float d = LoadHalf(&b.d);
+    const auto* b = reinterpret_cast<const BlockIQ4_XS*>(row);
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
       HWY_ALIGN float a[8];
-      for (int s = 0; s < 8; ++s) a[s] = d * static_cast<float>(iq4_xs_scale(s, b));
+      UnitScales(b[k], a);
       for (int h = 0; h < 2; ++h) {
-        const auto unit = [&b, h](int j, VBS* w) {
-          VB nib[kBlockVectors];
-          NibblePairs(b.qs + 16 * (4 * h + j), nib);
-          for (size_t v = 0; v < kBlockVectors; ++v) w[v] = Codebook(nib[v]);
-        };
         const VQF av = Coefficients4(a + 4 * h);
-        AccumulateGroup<kN, VBS, kSignedOffset != 0.0f>(unit, 8 * k + 4 * h, kX8Group, av,
-                                                                  hn::Mul(av, hn::Set(DQF(), kSignedOffset)), x, acc, acc);
+        AccumulateGroup<kN, VBS, kSignedOffset != 0.0f>(HalfUnits(b[k], h), 8 * k + 4 * h, kX8Group, av,
+                                                        hn::Mul(av, hn::Set(DQF(), kSignedOffset)), x, acc, acc);
       }
-    });
+    }
+    AddSpikyGroups<kN>(x, acc, [b](VQF a, int64_t g, const Residuals& r) { return SpikyGroup(b, a, g, r); });
+    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
   }
 };
 

@@ -22,7 +22,8 @@ struct XSums {
   // int8 per 32 values, prefill's rounding (QuantizeRowInt8): x ~ q8 * scale8 per block; the rounding error of
   // the spiky blocks rounded again, r8 * rscale8 (rscale8 zero elsewhere);
   // sum8 and sum16_8 the sums of both rounded forms per block and per 16
-  // values; spiky4 whether a group of kX8Pad blocks has a spiky one. The
+  // values; spiky_groups the groups of kX8Pad blocks that hold a spiky
+  // one, n_spiky_groups entries of X8Blocks(cols) / kX8Pad per vector. The
   // per-block arrays have X8Blocks(cols) entries per vector (sum16_8 twice
   // as many).
   const int8_t* q8;
@@ -31,7 +32,8 @@ struct XSums {
   const float* sum16_8;
   const int8_t* r8;
   const float* rscale8;
-  const uint8_t* spiky4;
+  const int32_t* spiky_groups;
+  const int32_t* n_spiky_groups;
   // The same per group of kX8Pad blocks in the pair layout of the 4- and
   // 5-bit kernels (gemv_int8-inl.h, PairedGroup), for the row's whole
   // groups and a last group of two blocks: q8p and r8p hold, per pair of
