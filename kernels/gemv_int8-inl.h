@@ -489,22 +489,22 @@ struct Int8Kernel {
     w[0] = hn::And(q, hn::Set(DB(), 0xF));
     w[1] = hn::And(hn::BitCast(DB(), hn::ShiftRight<4>(hn::BitCast(dw, q))), hn::Set(DB(), 0xF));
     if constexpr (T::kHighBit) {
-      // Bit j of qh is weight j's. Both blocks' qh in every 64-bit lane (a's
-      // in bytes 0-3, b's in 4-7); a byte shuffle gives each weight the qh
-      // byte that holds its bit (the low half: bytes 0, 1 of a, then of b;
-      // the high half: bytes 2, 3), and a test of that bit sets 16.
+      // Bit j of qh is weight j's. a's qh in every 32-bit lane of the low
+      // 128 bits and b's in the high (two broadcast loads, no trip through a
+      // general register); a byte shuffle gives each weight the qh byte that
+      // holds its bit (the low half: bytes 0, 1; the high half: 2, 3), and
+      // a test of that bit sets 16.
       uint32_t ha, hb;
       std::memcpy(&ha, a.qh, 4);
       std::memcpy(&hb, b.qh, 4);
-      const hn::Repartition<uint64_t, DB> d64;
-      const VB both = hn::BitCast(DB(), hn::Set(d64, uint64_t{ha} | uint64_t{hb} << 32));
-      alignas(32) static constexpr uint8_t kSource[2][32] = {
-          {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5},
-          {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7}};
+      const VB both{_mm256_blend_epi32(_mm256_set1_epi32(static_cast<int>(ha)), _mm256_set1_epi32(static_cast<int>(hb)),
+                                       0xF0)};
+      alignas(16) static constexpr uint8_t kSource[2][16] = {{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
+                                                             {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3}};
       alignas(16) static constexpr uint8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
       const VB bit = hn::LoadDup128(DB(), kBit);
       for (int h = 0; h < 2; ++h) {
-        const VB source = hn::TableLookupBytes(both, hn::Load(DB(), kSource[h]));
+        const VB source = hn::TableLookupBytes(both, hn::LoadDup128(DB(), kSource[h]));
         const auto set = hn::Eq(hn::And(source, bit), bit);
         w[h] = hn::Or(w[h], hn::IfThenElseZero(set, hn::Set(DB(), 16)));
       }
