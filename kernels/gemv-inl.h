@@ -83,19 +83,34 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
   const hn::Rebind<hwy::float16_t, decltype(d1)> dh;
   return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
 }
-// y[r] = dot(row r, x) for rows [r0, r1). The row two ahead is prefetched
-// line by line while this one is multiplied: the hardware prefetcher alone
-// left a core waiting on DRAM for a third of the time (measured in
-// docs/kernels.md: +25-40 % GB/s from DRAM, -2 % with the weights in cache).
-// Only rows up to kPrefetchMaxRowBytes: on Zen 3 a burst of one long row's
-// prefetches (TinyLlama's ffn_down, 3-6 KB) cost 7-20 % of the GB/s that
-// the hardware prefetcher alone reaches, where short rows gain 5-10 %
-// (docs/kernels.md, session 12).
+// The weights' stream prefetched kStreamAhead bytes ahead of a kernel's
+// reads, a line at a time as the kernel moves on (Past(end of what it is
+// about to read), once per group of blocks), and across rows: a matrix's
+// rows are contiguous, so a row starts where the last one's prefetches
+// left off. Without software prefetch the hardware prefetcher alone left a
+// core waiting on DRAM for a third of the time (docs/kernels.md); the
+// whole row two ahead in one burst at each row's start, as until session
+// 15, helped short rows but cost long ones 7-20 %, and from DRAM it
+// streamed Q8_0 at 12.7 GB/s (1 thread, Zen 3) where this does 15.5
+// (docs/kernels.md, session 15).
+constexpr int64_t kStreamAhead = 2048;
+class StreamAhead {
+ public:
+  explicit StreamAhead(const void* row) : next_(static_cast<const uint8_t*>(row) + kStreamAhead) {}
+  HWY_INLINE void Past(const void* end) {
+    for (const uint8_t* until = static_cast<const uint8_t*>(end) + kStreamAhead; next_ < until; next_ += 64) {
+      hwy::Prefetch(next_);
+    }
+  }
+
+ private:
+  const uint8_t* next_;
+};
+
+// y[r] = dot(row r, x) for rows [r0, r1).
 // For n vectors (several sequences decoding together), Y[t * y_stride + r]:
 // each row, read once, is multiplied with the vectors four at a time (the
 // most whose accumulators stay in AVX2's 16 registers), then two, then one.
-constexpr int64_t kPrefetchRows = 2;
-constexpr size_t kPrefetchMaxRowBytes = 2560;
 constexpr int kMaxVectorsPerDot = 4;
 
 template <class K, int kN>
@@ -109,12 +124,7 @@ HWY_INLINE void DotInto(const uint8_t* row, int64_t cols, const float* x, const 
 template <class K>
 void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
               XSums xs, int64_t n, float* y, int64_t y_stride) {
-  const bool prefetch = row_bytes <= kPrefetchMaxRowBytes;
   for (int64_t r = r0; r < r1; ++r) {
-    if (prefetch && r + kPrefetchRows < r1) {
-      const uint8_t* ahead = W + static_cast<size_t>(r + kPrefetchRows) * row_bytes;
-      for (size_t off = 0; off < row_bytes; off += 64) hwy::Prefetch(ahead + off);
-    }
     const uint8_t* row = W + static_cast<size_t>(r) * row_bytes;
     int64_t t = 0;
     for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {

@@ -55,19 +55,6 @@ HWY_INLINE hn::Vec<hn::Full128<uint8_t>> UnpackQ45_KScales(const uint8_t* scales
 #endif
 }
 
-// out[t] = dot(row, vector t) for the 256-weight Block: super_block(b, k,
-// x, acc) adds super-block k's products to acc[t].
-template <int kN, class Block, class SuperBlockFn>
-HWY_INLINE void SuperBlockDot(const uint8_t* row, int64_t cols, const XSums& xs, float* out,
-                              const SuperBlockFn& super_block) {
-  const auto* blocks = reinterpret_cast<const Block*>(row);
-  const auto x = Vectors<kN>(xs, cols);
-  VQF acc[kN];
-  for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
-  for (int64_t k = 0; k < cols / kQK_K; ++k) super_block(blocks[k], k, x, acc);
-  for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
-}
-
 // sums[t] += the int32 sums of a super-block's units kJ.. (unit(j, w) gives
 // unit j's bytes and int16 scales, j a std::integral_constant so that its
 // shuffles take immediates) with the activation bytes xq[t]. A recursion
@@ -162,7 +149,9 @@ struct Q45_KInt8Kernel {
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN], offset[kN];
     for (int t = 0; t < kN; ++t) acc[t] = offset[t] = hn::Zero(DQF());
+    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      ahead.Past(blocks + k + 1);
       const Block& b = blocks[k];
       const auto sc_m = UnpackQ45_KScales(b.scales);
       float dd[2];
@@ -276,7 +265,9 @@ struct Scaled16Kernel {
       acc[t] = hn::Zero(DQF());
       offset[t] = hn::Zero(df16);
     }
+    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      ahead.Past(blocks + k + 1);
       const Block& b = blocks[k];
       const float d = LoadHalf(&b.d);
       HWY_ALIGN int8_t sc[16], m[16];
@@ -358,7 +349,9 @@ struct IQ4_XSInt8Kernel {
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN];
     for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
+    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      ahead.Past(b + k + 1);
       HWY_ALIGN float a[8];
       UnitScales(b[k], a);
       for (int h = 0; h < 2; ++h) {
