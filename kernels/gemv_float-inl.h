@@ -21,10 +21,9 @@ struct F32Kernel {
     const int64_t N = static_cast<int64_t>(hn::Lanes(df));
     VF a0[kN], a1[kN];
     for (int t = 0; t < kN; ++t) a0[t] = a1[t] = hn::Zero(df);
-    StreamAhead ahead(row);
     int64_t i = 0;
     for (; i + 2 * N <= cols; i += 2 * N) {
-      ahead.Past(w + i + 2 * N);
+      PrefetchStep<2 * hn::MaxLanes(DF()) * sizeof(float)>(w + i);
       const VF w0 = hn::LoadU(df, w + i), w1 = hn::LoadU(df, w + i + N);
       for (int t = 0; t < kN; ++t) {
         a0[t] = hn::MulAdd(w0, hn::LoadU(df, x + t * cols + i), a0[t]);
@@ -59,10 +58,9 @@ struct HalfKernel {
     const int64_t N = static_cast<int64_t>(hn::Lanes(df));
     VF a0[kN], a1[kN];
     for (int t = 0; t < kN; ++t) a0[t] = a1[t] = hn::Zero(df);
-    StreamAhead ahead(row);
     int64_t i = 0;
     for (; i + 2 * N <= cols; i += 2 * N) {
-      ahead.Past(w + i + 2 * N);
+      PrefetchStep<2 * hn::MaxLanes(DF()) * sizeof(uint16_t)>(w + i);
       const VF w0 = Load(w + i), w1 = Load(w + i + N);
       for (int t = 0; t < kN; ++t) {
         a0[t] = hn::MulAdd(w0, hn::LoadU(df, x + t * cols + i), a0[t]);
