@@ -87,7 +87,7 @@ void Scheduler::admit() {
       const int keep = best->start(task, model_.tokenizer(), ++admitted_);
       session_.truncate(keep, best->seq);
       stats_.cached_prompt_tokens += keep;
-    } catch (const std::exception& e) {  // a sampler parameter the parser let through
+    } catch (const std::exception& e) {  // a sampler parameter the parser let through (the slot never took it)
       task->fail(e.what());
       best->release();
       ++stats_.failed;
@@ -110,13 +110,11 @@ void Scheduler::drop_cancelled() {
 // (runtime/context_shift.h) keeps the first --keep tokens and drops the older
 // half of the rest, then the kept tail is evaluated again (as prompt chunks)
 // at its new positions; without it the answer ends ("length").
-void Scheduler::make_room(Slot& s) {
+void Scheduler::make_room(Slot& s, std::vector<Ending>& ended) {
   const int n_ctx = session_.n_ctx();
   if (static_cast<int>(s.cached.size() + s.pending.size()) <= n_ctx) return;
   if (!opts_.context_shift) {
-    s.finish(FinishReason::Length);
-    std::lock_guard lock(mutex_);
-    ++stats_.finished;
+    ended.push_back(s.finish(FinishReason::Length));
     return;
   }
   const int n_keep = keep_count(opts_.n_keep, s.usage.prompt_tokens, model_.tokenizer().add_bos());
@@ -129,11 +127,12 @@ void Scheduler::make_room(Slot& s) {
   ++stats_.context_shifts;
 }
 
-void Scheduler::step() {
+std::vector<Ending> Scheduler::step() {
   // Generating slots first (one token each), then prompt chunks in the room left.
+  std::vector<Ending> ended;
   std::vector<Slot*> order;
   for (Slot& s : slots_) {
-    if (s.busy() && s.prompt_done) make_room(s);
+    if (s.busy() && s.prompt_done) make_room(s, ended);
     if (s.busy() && s.prompt_done) order.push_back(&s);
   }
   for (Slot& s : slots_) {
@@ -154,7 +153,7 @@ void Scheduler::step() {
     budget -= n;
     if (!s->prompt_done) prompt_tokens += n;
   }
-  if (inputs.empty()) return;
+  if (inputs.empty()) return ended;
   const auto t0 = std::chrono::steady_clock::now();
   std::span<const float> logits;
   try {
@@ -162,18 +161,15 @@ void Scheduler::step() {
   } catch (const std::exception& e) {  // a bug: fail the requests of the step, keep serving
     spdlog::error("ck-server: a forward pass failed: {}", e.what());
     for (Slot* s : in_batch) {
-      s->task->fail(std::string("internal error: ") + e.what());
-      s->release();
+      ended.push_back(s->fail(std::string("internal error: ") + e.what()));
       s->cached.clear();
       session_.truncate(0, s->seq);
     }
-    std::lock_guard lock(mutex_);
-    stats_.failed += in_batch.size();
-    return;
+    return ended;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const size_t V = static_cast<size_t>(model_.config().vocab_size);
-  int finished = 0, generated = 0;
+  int generated = 0;
   for (size_t i = 0; i < in_batch.size(); ++i) {
     Slot& s = *in_batch[i];
     const size_t n = inputs[i].tokens.size();
@@ -182,19 +178,29 @@ void Scheduler::step() {
     if (!s.pending.empty()) continue;  // more of the prompt next step
     const int before = s.usage.completion_tokens;
     try {
-      finished += s.take_logits(logits.subspan(i * V, V), model_.tokenizer());
+      if (auto end = s.take_logits(logits.subspan(i * V, V), model_.tokenizer())) ended.push_back(std::move(*end));
       generated += s.usage.completion_tokens - before;
     } catch (const std::exception& e) {
-      s.task->fail(std::string("internal error: ") + e.what());
-      s.release();
+      ended.push_back(s.fail(std::string("internal error: ") + e.what()));
     }
   }
   std::lock_guard lock(mutex_);
-  stats_.finished += finished;
   stats_.prompt_tokens += prompt_tokens;
   stats_.generated_tokens += generated;
   (prompt_tokens > 0 ? stats_.prefill_seconds : stats_.decode_seconds) += seconds;
   ++stats_.steps;
+  return ended;
+}
+
+// The state after a step, then the endings: a client that reads /metrics
+// once it has its answer sees that answer counted and its slot free.
+void Scheduler::publish(const std::vector<Ending>& ended) {
+  for (const Ending& e : ended) ++(e.error.empty() ? stats_.finished : stats_.failed);
+  stats_.busy_slots = static_cast<int>(std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.busy(); }));
+  stats_.kv_tokens = 0;
+  for (const Slot& s : slots_) stats_.kv_tokens += static_cast<int64_t>(s.cached.size());
+  for (const Ending& e : ended) e.tell();
+  if (queue_.empty() && stats_.busy_slots == 0) idle_.notify_all();
 }
 
 void Scheduler::loop() {
@@ -207,18 +213,12 @@ void Scheduler::loop() {
       admit();
     }
     drop_cancelled();
-    step();
+    const std::vector<Ending> ended = step();
     std::lock_guard lock(mutex_);
-    stats_.busy_slots = static_cast<int>(std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.busy(); }));
-    stats_.kv_tokens = 0;
-    for (const Slot& s : slots_) stats_.kv_tokens += static_cast<int64_t>(s.cached.size());
-    if (queue_.empty() && stats_.busy_slots == 0) idle_.notify_all();
+    publish(ended);
   }
   for (Slot& s : slots_) {
-    if (s.busy()) {
-      s.task->fail("the server is shutting down");
-      s.release();
-    }
+    if (s.busy()) s.fail("the server is shutting down").tell();
   }
 }
 

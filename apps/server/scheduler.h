@@ -64,8 +64,9 @@ class Scheduler {
   void loop();
   void admit();  // under mutex_
   void drop_cancelled();
-  void make_room(Slot& slot);
-  void step();
+  void make_room(Slot& slot, std::vector<Ending>& ended);
+  std::vector<Ending> step();  // the requests that ended in it, not yet told
+  void publish(const std::vector<Ending>& ended);  // under mutex_
   bool any_busy() const;
 
   const Model& model_;

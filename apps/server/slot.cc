@@ -33,14 +33,19 @@ int Slot::start(std::shared_ptr<Task> t, const tok::Tokenizer& tokenizer, uint64
   return static_cast<int>(keep);
 }
 
-bool Slot::take_logits(std::span<const float> logits, const tok::Tokenizer& tokenizer) {
+void Ending::tell() const {
+  if (error.empty()) {
+    task->finish(reason, usage);
+  } else {
+    task->fail(error);
+  }
+}
+
+std::optional<Ending> Slot::take_logits(std::span<const float> logits, const tok::Tokenizer& tokenizer) {
   prompt_done = true;
   const GenerationRequest& r = task->request();
   const int32_t token = sampler->sample(logits);
-  if (tokenizer.is_eog(token)) {
-    finish(FinishReason::Stop);
-    return true;
-  }
+  if (tokenizer.is_eog(token)) return finish(FinishReason::Stop);
   sampler->accept(token);
   ++usage.completion_tokens;
   std::vector<TokenProbs> probs;
@@ -56,24 +61,25 @@ bool Slot::take_logits(std::span<const float> logits, const tok::Tokenizer& toke
     probs.push_back(std::move(tp));
   }
   task->append(stop.push(decoder->push(token)), std::move(probs));
-  if (stop.stopped()) {
-    finish(FinishReason::Stop);
-    return true;
-  }
-  if (r.max_tokens >= 0 && usage.completion_tokens >= r.max_tokens) {
-    finish(FinishReason::Length);
-    return true;
-  }
+  if (stop.stopped()) return finish(FinishReason::Stop);
+  if (r.max_tokens >= 0 && usage.completion_tokens >= r.max_tokens) return finish(FinishReason::Length);
   pending.assign(1, token);
-  return false;
+  return std::nullopt;
 }
 
-void Slot::finish(FinishReason reason) {
+Ending Slot::finish(FinishReason reason) {
   std::string rest = stop.push(decoder->flush());
   rest += stop.flush();
   if (!rest.empty()) task->append(rest, {});
-  task->finish(reason, usage);
+  Ending e{.task = task, .reason = reason, .usage = usage};
   release();
+  return e;
+}
+
+Ending Slot::fail(const std::string& error) {
+  Ending e{.task = task, .error = error};
+  release();
+  return e;
 }
 
 void Slot::release() {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "apps/server/stop_matcher.h"
@@ -14,6 +15,17 @@
 #include "tokenizer/tokenizer.h"
 
 namespace ck::server {
+
+// A request that ended in a step, told to its task only after the
+// scheduler's stats count it (a client that reads /metrics right after its
+// answer sees its slot free).
+struct Ending {
+  std::shared_ptr<Task> task;
+  FinishReason reason = FinishReason::Stop;
+  Usage usage;
+  std::string error;  // set: a failure, told by Task::fail
+  void tell() const;
+};
 
 struct Slot {
   int seq = 0;
@@ -39,13 +51,16 @@ struct Slot {
 
   // The logits after the last pending token: samples, streams the text to
   // the task, and either queues the token for the next step or finishes.
-  // Returns true when the request finished.
-  bool take_logits(std::span<const float> logits, const tok::Tokenizer& tokenizer);
+  // Returns the ending when the request finished.
+  std::optional<Ending> take_logits(std::span<const float> logits, const tok::Tokenizer& tokenizer);
 
   // Ends the request (the remaining text flushed) and frees the slot; the
-  // cached tokens stay for the next request's prefix.
-  void finish(FinishReason reason);
-  // Frees the slot without telling the task anything more (cancelled, failed).
+  // cached tokens stay for the next request's prefix. The caller tells the
+  // task its ending.
+  Ending finish(FinishReason reason);
+  // Ends the request with an error and frees the slot (the caller tells).
+  Ending fail(const std::string& error);
+  // Frees the slot without telling the task anything more (cancelled).
   void release();
 };
 

@@ -99,6 +99,24 @@ TEST_CASE("requests batched together get the text each gets alone", "[server][sc
   REQUIRE(st.steps > 0);
 }
 
+// No wait_for here: a client that reads /metrics as soon as it has its
+// answer must see the answer counted and the slot free (CI once saw a
+// stale busy slot when the task was told before the stats moved).
+TEST_CASE("a request's end is told after the stats count it", "[server][scheduler]") {
+  ck::Session session(stories(), {.n_ctx = 128, .n_batch = 16, .n_seq = 2});
+  Scheduler s(stories(), session, {});
+  for (uint64_t i = 1; i <= 200; ++i) {
+    auto t = make_task(kPrompts[i % 3], 1 + static_cast<int>(i % 4));
+    s.submit(t);
+    while (!t->wait(0ms).finished) {  // polled: sees the end the moment it is told
+    }
+    const auto st = s.stats();
+    REQUIRE(st.busy_slots == 0);
+    REQUIRE(st.queued == 0);
+    REQUIRE(st.finished == i);
+  }
+}
+
 TEST_CASE("the queue is bounded (429), a cancelled request frees its slot", "[server][scheduler]") {
   ck::Session session(stories(), {.n_ctx = 512, .n_batch = 16, .n_seq = 1});
   Scheduler s(stories(), session, {.max_queue = 1});
