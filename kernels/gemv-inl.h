@@ -132,11 +132,10 @@ HWY_INLINE void DotInto(const uint8_t* row, int64_t cols, const float* x, const 
 }
 
 // The first kStreamAhead bytes of rows [r0, r1), which no row's stream
-// covers: the rows go out in chunks to whichever thread asks (gemv.cc), so
-// a chunk rarely follows the last one its thread read, and without this
-// its first lines were demand misses, a few at a time. SmolLM2 Q8_0
-// decode, 2 threads: q,k,v (chunks of 7-22 KiB) 8 % faster, the token 2-9 %
-// (docs/kernels.md, session 16).
+// covers where the chunk does not follow the one its thread read last (a
+// thread's first chunk of a matrix, or one taken from a slower thread's
+// share: gemv.cc); without this its first lines were demand misses, a few
+// at a time (docs/kernels.md, session 16).
 HWY_INLINE void PrefetchStart(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1) {
   const uint8_t* first = W + static_cast<size_t>(r0) * row_bytes;
   const size_t bytes = std::min<size_t>(kStreamAhead, static_cast<size_t>(r1 - r0) * row_bytes);

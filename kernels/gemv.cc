@@ -276,20 +276,26 @@ void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
     per256 |= traits(o.dtype).gemv_x_block == 256;
   }
   const qgemv::XSums xs = per32 || per256 ? act.prepare(X, cols, n, per32, per256) : qgemv::XSums{};
-  // The rows go out in chunks, about eight per thread and matrix, to
-  // whichever thread asks first: a thread slowed by other load (a busy
-  // host) takes fewer, where a static split left the other thread waiting
-  // at the barrier. Every row is computed alike whoever takes it.
-  const auto parts = [per_thread = 8 * int64_t{team.size()}](const GemvOutput& o) {
-    return std::min(o.rows, per_thread);
-  };
-  int64_t chunks = 0;
-  for (const GemvOutput& o : outputs) chunks += parts(o);
-  team.for_dynamic(chunks, [&](int64_t i) {
+  // Each thread owns an equal share of every matrix's rows, cut into up to
+  // eight chunks, and computes its own chunks first, in order (one stream
+  // per matrix: each chunk's prefetch runs on into the next), then helps
+  // with the chunks its slower team-mates have not begun (Team::for_owned):
+  // a thread slowed by other load computes fewer. Every row is computed
+  // alike whoever takes it. Chunk index: owner-major, then matrix, then
+  // chunk of the owner's share.
+  const int64_t T = team.size();
+  const auto per_share = [T](const GemvOutput& o) { return std::clamp<int64_t>(o.rows / T, 1, 8); };
+  int64_t chunks_per_owner = 0;
+  for (const GemvOutput& o : outputs) chunks_per_owner += per_share(o);
+  team.for_owned(T * chunks_per_owner, [&](int64_t i) {
+    const int64_t owner = i / chunks_per_owner;
+    int64_t j = i % chunks_per_owner;
     size_t k = 0;
-    while (i >= parts(outputs[k])) i -= parts(outputs[k++]);
+    while (j >= per_share(outputs[k])) j -= per_share(outputs[k++]);
     const GemvOutput& o = outputs[k];
-    const int64_t r0 = o.rows * i / parts(o), r1 = o.rows * (i + 1) / parts(o);
+    const int64_t s0 = o.rows * owner / T, s1 = o.rows * (owner + 1) / T, c = per_share(o);
+    const int64_t r0 = s0 + (s1 - s0) * j / c, r1 = s0 + (s1 - s0) * (j + 1) / c;
+    if (r0 == r1) return;
     qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,
                                  X, xs, n, o.y, o.rows);
   });

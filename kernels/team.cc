@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -70,10 +71,15 @@ void run_team(int threads, void (*body)(void* context, Team& team), void* contex
   Team::Shared shared;
   shared.wait_ns = wait_ns;
   if (threads <= 1 || omp_in_parallel()) {
+    Team::Shared::Counter owned[2];
+    shared.owned = owned;
     Team team(shared, 0, 1);
     body(context, team);
     return;
   }
+  // OpenMP may give fewer threads than asked, never more.
+  std::vector<Team::Shared::Counter> owned(2 * static_cast<size_t>(threads));
+  shared.owned = owned.data();
 #pragma omp parallel num_threads(threads)
   {
     Team team(shared, omp_get_thread_num(), omp_get_num_threads());

@@ -45,6 +45,30 @@ class Team {
     barrier();
   }
 
+  // fn(i) for every i < n, then a barrier: each thread first takes the
+  // items of its own share (share(n)) in order, then, its share done, the
+  // next items of the others' shares, as for_dynamic would. Items of a
+  // thread's share that are neighbours in memory stay in one stream (the
+  // decode GEMV: its prefetch runs on from one chunk of rows into the next,
+  // where for_dynamic's items alternate between the threads), and no item
+  // moves a counter's cache line between cores unless a thread is behind.
+  // Every thread calls it, the same calls in the same order.
+  template <class Fn>
+  void for_owned(int64_t n, Fn&& fn) {
+    Shared::Counter* counters = shared_->owned + (owned_calls_ & 1) * size_;
+    // This thread's counter of the other parity: its last loop ended with
+    // a barrier, and the next starts after this loop's.
+    shared_->owned[((owned_calls_ + 1) & 1) * size_ + thread_].taken.store(0, std::memory_order_relaxed);
+    ++owned_calls_;
+    for (int k = 0; k < size_; ++k) {
+      const int owner = (thread_ + k) % size_;
+      const int64_t begin = n * owner / size_, end = n * (owner + 1) / size_;
+      std::atomic<int64_t>& taken = counters[owner].taken;
+      for (int64_t i; (i = begin + taken.fetch_add(1, std::memory_order_relaxed)) < end;) fn(i);
+    }
+    barrier();
+  }
+
   // The master's `value` on every thread (one barrier). Every thread calls it.
   template <class T>
   T* from_master(T* value) {
@@ -61,6 +85,12 @@ class Team {
     std::atomic<int> sleepers{0};
     alignas(64) std::atomic<int64_t> next[2] = {0, 0};
     void* broadcast[2] = {nullptr, nullptr};
+    // for_owned's items taken of each thread's share, for two calls in turn
+    // (2 x the team's size, run_team's), a cache line each.
+    struct alignas(64) Counter {
+      std::atomic<int64_t> taken{0};
+    };
+    Counter* owned = nullptr;
     // When set, each wait at a barrier adds its nanoseconds here (profiling).
     std::atomic<int64_t>* wait_ns = nullptr;
   };
@@ -70,7 +100,7 @@ class Team {
  private:
   Shared* shared_;
   int thread_, size_;
-  uint32_t dynamic_calls_ = 0, broadcast_calls_ = 0;
+  uint32_t dynamic_calls_ = 0, broadcast_calls_ = 0, owned_calls_ = 0;
 };
 
 // Runs body(team) on each of `threads` threads (an OpenMP parallel region;

@@ -1,6 +1,7 @@
 // The team that runs a forward pass (kernels/team.h): its barrier orders
 // memory, its dynamic loops hand out every item exactly once, call after
-// call, and a thread that sleeps at a barrier is woken.
+// call, its owned loops keep a thread on its own share until it is done,
+// and a thread that sleeps at a barrier is woken.
 #include "kernels/team.h"
 
 #include <omp.h>
@@ -54,6 +55,54 @@ TEST_CASE("team for_dynamic: each item once, over consecutive loops of different
   }
 }
 
+TEST_CASE("team for_owned: each item once, a thread's own share first and in order", "[team]") {
+  const int threads = team_threads();
+  const std::vector<int64_t> lengths = {0, 1, 7, 1000, 3, 64, 2, 513, 1, 0, 99};
+  std::vector<std::vector<std::atomic<int>>> hits;
+  for (int64_t n : lengths) hits.emplace_back(static_cast<size_t>(n));
+  std::atomic<int> out_of_order{0};
+  run_team(threads, [&](Team& team) {
+    for (size_t loop = 0; loop < lengths.size(); ++loop) {
+      const auto [begin, end] = team.share(lengths[loop]);
+      int64_t last_own = begin - 1;
+      bool left_own = false;
+      team.for_owned(lengths[loop], [&](int64_t i) {
+        ++hits[loop][static_cast<size_t>(i)];
+        const bool own = i >= begin && i < end;
+        if (own && (left_own || i <= last_own)) ++out_of_order;
+        if (own) last_own = i;
+        left_own |= !own;
+      });
+    }
+  });
+  CHECK(out_of_order == 0);
+  for (size_t loop = 0; loop < lengths.size(); ++loop) {
+    for (size_t i = 0; i < hits[loop].size(); ++i) {
+      INFO("loop " << loop << " item " << i);
+      CHECK(hits[loop][i] == 1);
+    }
+  }
+}
+
+TEST_CASE("team for_owned: the others finish a slow thread's share", "[team]") {
+  const int threads = team_threads();
+  constexpr int64_t kItems = 400;
+  std::vector<std::atomic<int>> hits(kItems), by(kItems);
+  run_team(threads, [&](Team& team) {
+    team.for_owned(kItems, [&](int64_t i) {
+      if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the master's first item
+      ++hits[static_cast<size_t>(i)];
+      by[static_cast<size_t>(i)] = team.thread();
+    });
+  });
+  int64_t taken_from_master = 0;
+  for (int64_t i = 0; i < kItems; ++i) {
+    CHECK(hits[static_cast<size_t>(i)] == 1);
+    if (i < kItems / threads && by[static_cast<size_t>(i)] != 0) ++taken_from_master;
+  }
+  CHECK(taken_from_master > 0);
+}
+
 TEST_CASE("team share: the static split covers 0..n once, in order", "[team]") {
   const int threads = team_threads();
   for (int64_t n : {0, 1, 5, 100}) {
@@ -102,6 +151,7 @@ TEST_CASE("team of one: no region, the caller runs the body", "[team]") {
     size = team.size();
     team.barrier();
     team.for_dynamic(3, [](int64_t) {});
+    team.for_owned(3, [](int64_t) {});
   });
   CHECK(same_thread);
   CHECK(size == 1);
