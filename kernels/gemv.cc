@@ -288,12 +288,13 @@ void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   int64_t chunks_per_owner = 0;
   for (const GemvOutput& o : outputs) chunks_per_owner += per_share(o);
   team.for_owned(T * chunks_per_owner, [&](int64_t i) {
-    const int64_t owner = i / chunks_per_owner;
+    const int owner = static_cast<int>(i / chunks_per_owner);
     int64_t j = i % chunks_per_owner;
     size_t k = 0;
     while (j >= per_share(outputs[k])) j -= per_share(outputs[k++]);
     const GemvOutput& o = outputs[k];
-    const int64_t s0 = o.rows * owner / T, s1 = o.rows * (owner + 1) / T, c = per_share(o);
+    const auto [s0, s1] = team.share_of(o.rows, owner);
+    const int64_t c = per_share(o);
     const int64_t r0 = s0 + (s1 - s0) * j / c, r1 = s0 + (s1 - s0) * (j + 1) / c;
     if (r0 == r1) return;
     qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,

@@ -28,8 +28,10 @@ class Team {
   // wrote before it is visible to all after it.
   void barrier();
 
-  // Items [begin, end) of n that this thread takes in a static split.
-  std::pair<int64_t, int64_t> share(int64_t n) const { return {n * thread_ / size_, n * (thread_ + 1) / size_}; }
+  // Items [begin, end) of n that thread `of` takes in a static split.
+  std::pair<int64_t, int64_t> share_of(int64_t n, int of) const { return {n * of / size_, n * (of + 1) / size_}; }
+  // This thread's.
+  std::pair<int64_t, int64_t> share(int64_t n) const { return share_of(n, thread_); }
 
   // fn(i) for every i < n, each item to whichever thread asks first (a
   // thread slowed by other load takes fewer), then a barrier. Every thread
@@ -62,7 +64,7 @@ class Team {
     ++owned_calls_;
     for (int k = 0; k < size_; ++k) {
       const int owner = (thread_ + k) % size_;
-      const int64_t begin = n * owner / size_, end = n * (owner + 1) / size_;
+      const auto [begin, end] = share_of(n, owner);
       std::atomic<int64_t>& taken = counters[owner].taken;
       for (int64_t i; (i = begin + taken.fetch_add(1, std::memory_order_relaxed)) < end;) fn(i);
     }

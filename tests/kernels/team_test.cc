@@ -17,6 +17,25 @@ namespace {
 
 int team_threads() { return std::max(2, std::min(4, omp_get_num_procs())); }
 
+// Per loop, how often each of its items ran.
+using Hits = std::vector<std::vector<std::atomic<int>>>;
+Hits no_hits(const std::vector<int64_t>& lengths) {
+  Hits hits;
+  for (int64_t n : lengths) hits.emplace_back(static_cast<size_t>(n));
+  return hits;
+}
+void check_each_once(const Hits& hits) {
+  for (size_t loop = 0; loop < hits.size(); ++loop) {
+    for (size_t i = 0; i < hits[loop].size(); ++i) {
+      INFO("loop " << loop << " item " << i);
+      CHECK(hits[loop][i] == 1);
+    }
+  }
+}
+
+// Loops of different lengths, one after another.
+const std::vector<int64_t> kLengths = {0, 1, 7, 1000, 3, 64, 2, 513, 1, 0, 99};
+
 TEST_CASE("team barrier: every thread sees what every other wrote before it, round after round", "[team]") {
   const int threads = team_threads();
   constexpr int kRounds = 2000;
@@ -38,35 +57,24 @@ TEST_CASE("team barrier: every thread sees what every other wrote before it, rou
 }
 
 TEST_CASE("team for_dynamic: each item once, over consecutive loops of different lengths", "[team]") {
-  const int threads = team_threads();
-  const std::vector<int64_t> lengths = {0, 1, 7, 1000, 3, 64, 2, 513, 1, 0, 99};
-  std::vector<std::vector<std::atomic<int>>> hits;
-  for (int64_t n : lengths) hits.emplace_back(static_cast<size_t>(n));
-  run_team(threads, [&](Team& team) {
-    for (size_t loop = 0; loop < lengths.size(); ++loop) {
-      team.for_dynamic(lengths[loop], [&](int64_t i) { ++hits[loop][static_cast<size_t>(i)]; });
+  Hits hits = no_hits(kLengths);
+  run_team(team_threads(), [&](Team& team) {
+    for (size_t loop = 0; loop < kLengths.size(); ++loop) {
+      team.for_dynamic(kLengths[loop], [&](int64_t i) { ++hits[loop][static_cast<size_t>(i)]; });
     }
   });
-  for (size_t loop = 0; loop < lengths.size(); ++loop) {
-    for (size_t i = 0; i < hits[loop].size(); ++i) {
-      INFO("loop " << loop << " item " << i);
-      CHECK(hits[loop][i] == 1);
-    }
-  }
+  check_each_once(hits);
 }
 
 TEST_CASE("team for_owned: each item once, a thread's own share first and in order", "[team]") {
-  const int threads = team_threads();
-  const std::vector<int64_t> lengths = {0, 1, 7, 1000, 3, 64, 2, 513, 1, 0, 99};
-  std::vector<std::vector<std::atomic<int>>> hits;
-  for (int64_t n : lengths) hits.emplace_back(static_cast<size_t>(n));
+  Hits hits = no_hits(kLengths);
   std::atomic<int> out_of_order{0};
-  run_team(threads, [&](Team& team) {
-    for (size_t loop = 0; loop < lengths.size(); ++loop) {
-      const auto [begin, end] = team.share(lengths[loop]);
+  run_team(team_threads(), [&](Team& team) {
+    for (size_t loop = 0; loop < kLengths.size(); ++loop) {
+      const auto [begin, end] = team.share(kLengths[loop]);
       int64_t last_own = begin - 1;
       bool left_own = false;
-      team.for_owned(lengths[loop], [&](int64_t i) {
+      team.for_owned(kLengths[loop], [&](int64_t i) {
         ++hits[loop][static_cast<size_t>(i)];
         const bool own = i >= begin && i < end;
         if (own && (left_own || i <= last_own)) ++out_of_order;
@@ -76,12 +84,7 @@ TEST_CASE("team for_owned: each item once, a thread's own share first and in ord
     }
   });
   CHECK(out_of_order == 0);
-  for (size_t loop = 0; loop < lengths.size(); ++loop) {
-    for (size_t i = 0; i < hits[loop].size(); ++i) {
-      INFO("loop " << loop << " item " << i);
-      CHECK(hits[loop][i] == 1);
-    }
-  }
+  check_each_once(hits);
 }
 
 TEST_CASE("team for_owned: the others finish a slow thread's share", "[team]") {
