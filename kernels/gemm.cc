@@ -128,10 +128,13 @@ void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
   run_team(threads_for(work), [&](Team& team) { gemm_multi(team, outputs, cols, X, n); });
 }
 
-void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
-  if (n == 1) return gemv_multi(team, outputs, cols, X);
-  if (n <= kGemvBatchMax) return gemv_batch(team, outputs, cols, X, n);
-  if (n <= 0) return;
+void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n,
+                Team::Last last) {
+  if (n <= 0) {
+    if (last) team.barrier(last);
+    return;
+  }
+  if (n <= kGemvBatchMax) return gemv_batch(team, outputs, cols, X, n, last);
   for (const GemvOutput& o : outputs) {
     if (traits(o.dtype).decode_u8 == nullptr) gemm_float(team, o.dtype, o.W, o.rows, cols, X, n, o.y);
   }
@@ -139,7 +142,11 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   thread_local Call master_call;
   if (team.master()) prepare(master_call, outputs, cols, n, group_rows, team.size());
   Call& c = *team.from_master(&master_call);
-  if (c.products.empty()) return;
+  if (c.products.empty()) {
+    // Only float matrices (gemm_float ended at barriers of its own).
+    if (last) team.barrier(last);
+    return;
+  }
   const auto gemm_rows = qgemm::gemm_int8_rows_fn();
   const int64_t nb32 = cols / 32;
   auto acts = [&](const Product& p, int64_t t) {
@@ -213,7 +220,7 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
     const int64_t r0 = (i - p.first_tile) * p.tile;
     gemm_rows(o.dtype, static_cast<const uint8_t*>(o.W), row_bytes(*p.tr, cols), r0, std::min(o.rows, r0 + p.tile),
               acts(p, 0), n, o.y, o.rows, any_spiky ? &res : nullptr, s);
-  });
+  }, last);
 }
 
 }  // namespace ck

@@ -265,7 +265,8 @@ void gemv_batch(std::span<const GemvOutput> outputs, int64_t cols, const float* 
   run_team(threads_for(weights * n), [&](Team& team) { gemv_batch(team, outputs, cols, X, n); });
 }
 
-void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
+void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n,
+                Team::Last last) {
   // Every thread rounds the vectors itself, into its own buffers: a few
   // hundred nanoseconds per vector, less than the barrier that sharing one
   // copy would need.
@@ -299,7 +300,7 @@ void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
     if (r0 == r1) return;
     qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,
                                  X, xs, n, o.y, o.rows);
-  });
+  }, last);
 }
 
 void gemm_float(Team& team, DType dt, const void* W, int64_t rows, int64_t cols, const float* X, int64_t n,

@@ -63,7 +63,9 @@ void gemv_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
 // which first decodes whole tiles to bytes; every Y row equals gemv's for
 // that vector bit for bit.
 void gemv_batch(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
-void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
+// With a team: called by every thread, ends at a barrier that runs `last`.
+void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n,
+                Team::Last last = {});
 
 // gemm and gemm_multi of at most this many activation rows run gemv_batch
 // (measured on SmolLM2 Q4_1, docs/server.md).
@@ -81,6 +83,8 @@ void gemm(DType dt, const void* W, int64_t rows, int64_t cols, const float* X, i
 // parallel region: X is quantized once for all of them and the tiles of
 // every matrix are handed out from one list.
 void gemm_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
-void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n);
+// With a team: called by every thread, ends at a barrier that runs `last`.
+void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n,
+                Team::Last last = {});
 
 }  // namespace ck

@@ -43,13 +43,20 @@ void wait_for_change(Team::Shared& s, uint32_t generation) {
 
 }  // namespace
 
-void Team::barrier() {
-  if (size_ == 1) return;
+void Team::barrier(Last last) {
+  if (size_ == 1) {
+    if (last) last.fn(last.context);
+    return;
+  }
   Shared& s = *shared_;
   // Cannot change before this thread arrives, and this thread saw at least
   // the value that released it from the previous barrier.
   const uint32_t generation = s.generation.load(std::memory_order_acquire);
   if (s.arrived.fetch_add(1, std::memory_order_acq_rel) == size_ - 1) {
+    // Every other thread's arrival (a release on `arrived`) happened before
+    // this acquire, so `last` sees what they wrote; the generation's store
+    // publishes what it writes.
+    if (last) last.fn(last.context);
     s.arrived.store(0, std::memory_order_relaxed);
     s.generation.store(generation + 1, std::memory_order_seq_cst);
     if (s.sleepers.load(std::memory_order_seq_cst) > 0) s.generation.notify_all();

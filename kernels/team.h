@@ -18,15 +18,36 @@
 
 namespace ck {
 
+// What the last thread to arrive at a Team's barrier runs before it
+// releases the others (empty: nothing). A serial step after a parallel one
+// rides on the barrier between them: one barrier fewer, run by a thread that
+// is running, where the master may be parked by the scheduler on a busy
+// machine (docs/threading.md).
+struct TeamLast {
+  void (*fn)(void*) = nullptr;
+  void* context = nullptr;
+  explicit operator bool() const { return fn != nullptr; }
+};
+
 class Team {
  public:
   int thread() const { return thread_; }
   int size() const { return size_; }
   bool master() const { return thread_ == 0; }
 
+  // What the last thread to arrive at a barrier runs (TeamLast).
+  using Last = TeamLast;
+  // A Last that calls f(), which must outlive the barrier.
+  template <class F>
+  static Last last_of(F& f) {
+    return {[](void* context) { (*static_cast<F*>(context))(); }, &f};
+  }
+
   // Returns once every thread of the team has called it; what each thread
-  // wrote before it is visible to all after it.
-  void barrier();
+  // wrote before it is visible to all after it. The last thread to arrive
+  // runs `last` first (every thread passes the same), and what it writes
+  // is visible to all after the barrier too.
+  void barrier(Last last = {});
 
   // Items [begin, end) of n that thread `of` takes in a static split.
   std::pair<int64_t, int64_t> share_of(int64_t n, int of) const { return {n * of / size_, n * (of + 1) / size_}; }
@@ -34,20 +55,20 @@ class Team {
   std::pair<int64_t, int64_t> share(int64_t n) const { return share_of(n, thread_); }
 
   // fn(i) for every i < n, each item to whichever thread asks first (a
-  // thread slowed by other load takes fewer), then a barrier. Every thread
-  // calls it, the same calls in the same order.
+  // thread slowed by other load takes fewer), then a barrier (with `last`).
+  // Every thread calls it, the same calls in the same order.
   template <class Fn>
-  void for_dynamic(int64_t n, Fn&& fn) {
+  void for_dynamic(int64_t n, Fn&& fn, Last last = {}) {
     std::atomic<int64_t>& next = shared_->next[dynamic_calls_ & 1];
     // The other counter's last loop ended with a barrier: nobody reads it
     // until the next call, which starts after this call's barrier.
     if (master()) shared_->next[(dynamic_calls_ + 1) & 1].store(0, std::memory_order_relaxed);
     ++dynamic_calls_;
     for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i);
-    barrier();
+    barrier(last);
   }
 
-  // fn(i) for every i < n, then a barrier: each thread first takes the
+  // fn(i) for every i < n, then a barrier (with `last`): each thread first takes the
   // items of its own share (share(n)) in order, then, its share done, the
   // next items of the others' shares, as for_dynamic would. Items of a
   // thread's share that are neighbours in memory stay in one stream (the
@@ -56,7 +77,7 @@ class Team {
   // moves a counter's cache line between cores unless a thread is behind.
   // Every thread calls it, the same calls in the same order.
   template <class Fn>
-  void for_owned(int64_t n, Fn&& fn) {
+  void for_owned(int64_t n, Fn&& fn, Last last = {}) {
     Shared::Counter* counters = shared_->owned + (owned_calls_ & 1) * size_;
     // This thread's counter of the other parity: its last loop ended with
     // a barrier, and the next starts after this loop's.
@@ -68,7 +89,7 @@ class Team {
       std::atomic<int64_t>& taken = counters[owner].taken;
       for (int64_t i; (i = begin + taken.fetch_add(1, std::memory_order_relaxed)) < end;) fn(i);
     }
-    barrier();
+    barrier(last);
   }
 
   // The master's `value` on every thread (one barrier). Every thread calls it.

@@ -28,29 +28,56 @@ void for_tokens(Team& team, int n, Fn&& fn) {
   team.barrier();
 }
 
+// The per-token step fn(t) that follows a matrix product. For a few tokens
+// (decode) the product's last barrier runs it for all of them on the thread
+// that arrives last (then(): a Team::Last), one barrier fewer per step, and
+// none of them waits for a master the scheduler parked on a busy machine
+// (docs/threading.md); for a batch, after() splits it over the threads
+// (for_tokens).
+template <class Fn>
+class TokenStep {
+ public:
+  TokenStep(Team& team, int n, Fn fn) : team_(team), n_(n), fn_(std::move(fn)) {}
+  Team::Last then() { return serial() ? Team::last_of(*this) : Team::Last{}; }
+  void after() {
+    if (!serial()) for_tokens(team_, n_, fn_);
+  }
+  void operator()() {
+    for (int t = 0; t < n_; ++t) fn_(t);
+  }
+
+ private:
+  bool serial() const { return n_ <= kGemvBatchMax; }
+  Team& team_;
+  int n_;
+  Fn fn_;
+};
+
 // Y (n, W.rows) = X (n, W.cols) @ W^T
-void matmul(Team& team, const TensorView& W, const float* X, int n, float* Y) {
+void matmul(Team& team, const TensorView& W, const float* X, int n, float* Y, Team::Last then = {}) {
   const GemvOutput out{W.dtype, W.data, W.rows, Y};
-  gemm_multi(team, {&out, 1}, W.cols, X, n);
+  gemm_multi(team, {&out, 1}, W.cols, X, n, then);
 }
 
 // q, k, v = xb @ Wq, Wk, Wv, in one pass over the threads (and for a batch
 // with xb quantized once).
-void project_qkv(Team& team, const LayerView& L, const float* xb, int n, float* q, float* k, float* v) {
+void project_qkv(Team& team, const LayerView& L, const float* xb, int n, float* q, float* k, float* v,
+                 Team::Last then) {
   const GemvOutput outs[] = {{L.wq.dtype, L.wq.data, L.wq.rows, q},
                              {L.wk.dtype, L.wk.data, L.wk.rows, k},
                              {L.wv.dtype, L.wv.data, L.wv.rows, v}};
-  gemm_multi(team, outs, L.wq.cols, xb, n);
+  gemm_multi(team, outs, L.wq.cols, xb, n, then);
 }
 
 // gate, up (n, ffn each) = xb @ the gate rows and the up rows of the fused
 // W (2 ffn, dim), in one pass as two outputs: gate's rows are then whole,
 // so act(gate) * up goes into gate in place and feeds w_down.
-void project_gate_up(Team& team, const TensorView& W, const float* xb, int n, float* gate, float* up) {
+void project_gate_up(Team& team, const TensorView& W, const float* xb, int n, float* gate, float* up,
+                     Team::Last then) {
   const int64_t ffn = W.rows / 2;
   const auto* up_rows = static_cast<const uint8_t*>(W.data) + ffn * row_bytes(traits(W.dtype), W.cols);
   const GemvOutput outs[] = {{W.dtype, W.data, ffn, gate}, {W.dtype, up_rows, ffn, up}};
-  gemm_multi(team, outs, W.cols, xb, n);
+  gemm_multi(team, outs, W.cols, xb, n, then);
 }
 
 // y (len) += bias, when the architecture has one.
@@ -120,7 +147,8 @@ void attention(Team& team, const ModelConfig& c, RunState& s, int layer, std::sp
 }
 
 // The steps' wall times, read on the master thread when profiling (every
-// step ends at a barrier, so one lap is one step); idle otherwise.
+// step ends at a barrier, so one lap is one step; in decode a TokenStep runs
+// inside the product before it and counts in its lap); idle otherwise.
 class StepClock {
  public:
   StepClock(const Team& team, ForwardProfile* profile) : profile_(team.master() ? profile : nullptr) {
@@ -183,10 +211,8 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
     for_tokens(team, n, [&](int t) { rmsnorm(s.xb.get() + t * dim, x + t * dim, L.attn_norm.f32(), dim, c.rms_eps); });
     if (stopped) return;
     clock.lap(Step::AttnNorm);
-    project_qkv(team, L, s.xb.get(), n, s.q, s.k, s.v);
-    clock.lap(Step::Qkv, q_dim + 2 * kv_dim, dim, n);
     const RopeTable& rope_table = c.is_local(l) ? *s.rope_local : *s.rope;
-    for_tokens(team, n, [&](int t) {
+    TokenStep qkv_post(team, n, [&](int t) {
       int pos = 0;
       const BatchRun& run = run_of(runs, t, pos);
       float* q = s.q + t * q_dim;
@@ -205,25 +231,27 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
                  s.value_cache.get() + s.value_offset(c, run.seq, l, h, pos), s.kv.value_f16, 1);
       }
     });
+    project_qkv(team, L, s.xb.get(), n, s.q, s.k, s.v, qkv_post.then());
+    clock.lap(Step::Qkv, q_dim + 2 * kv_dim, dim, n);
+    qkv_post.after();
     clock.lap(Step::QkvPost);
     attention(team, c, s, l, runs, n);
     clock.lap(Step::Attention);
 
     // x += att_out @ Wo (gemma3: rmsnorm'd first); xb = rmsnorm(x)
-    matmul(team, L.wo, s.att_out, n, s.proj);
-    clock.lap(Step::Wo, dim, q_dim, n);
-    for_tokens(team, n, [&](int t) {
+    TokenStep ffn_norm(team, n, [&](int t) {
       rmsnorm_rows(L.post_attn_norm, s.proj + t * dim, 1, dim, c.rms_eps);
       add(x + t * dim, s.proj + t * dim, dim);
       rmsnorm(s.xb.get() + t * dim, x + t * dim, L.ffn_norm.f32(), dim, c.rms_eps);
     });
+    matmul(team, L.wo, s.att_out, n, s.proj, ffn_norm.then());
+    clock.lap(Step::Wo, dim, q_dim, n);
+    ffn_norm.after();
     clock.lap(Step::FfnNorm);
 
     // feed-forward: x += (act(xb @ Wgate) * (xb @ Wup)) @ Wdown, act = silu
     // (SwiGLU) or tanh-GELU (GeGLU, gemma3; which also rmsnorms the result)
-    project_gate_up(team, L.w_gate_up, s.xb.get(), n, s.gate, s.up);
-    clock.lap(Step::GateUp, 2 * int64_t{ffn}, dim, n);
-    for_tokens(team, n, [&](int t) {
+    TokenStep activation(team, n, [&](int t) {
       float* gate = s.gate + static_cast<size_t>(t) * ffn;
       const float* up = s.up + static_cast<size_t>(t) * ffn;
       if (c.ffn_act == FfnActivation::GeluTanh) {
@@ -232,13 +260,17 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
         silu_mul(gate, gate, up, ffn);
       }
     });
+    project_gate_up(team, L.w_gate_up, s.xb.get(), n, s.gate, s.up, activation.then());
+    clock.lap(Step::GateUp, 2 * int64_t{ffn}, dim, n);
+    activation.after();
     clock.lap(Step::Activation);
-    matmul(team, L.w_down, s.gate, n, s.proj);
-    clock.lap(Step::Down, dim, ffn, n);
-    for_tokens(team, n, [&](int t) {
+    TokenStep residual(team, n, [&](int t) {
       rmsnorm_rows(L.post_ffn_norm, s.proj + t * dim, 1, dim, c.rms_eps);
       add(x + t * dim, s.proj + t * dim, dim);
     });
+    matmul(team, L.w_down, s.gate, n, s.proj, residual.then());
+    clock.lap(Step::Down, dim, ffn, n);
+    residual.after();
     clock.lap(Step::Residual);
   }
 
