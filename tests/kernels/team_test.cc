@@ -135,14 +135,14 @@ TEST_CASE("team barrier: its last step runs once, on the thread that arrived las
   // Each round one thread (in turn) arrives late; the step reads every
   // thread's slot and writes one value that all must see after the barrier.
   const int threads = team_threads();
-  constexpr int kRounds = 200;
+  constexpr int kRounds = 60;
   std::vector<int> slots(static_cast<size_t>(threads), -1);
   std::vector<int> ran_on(kRounds, -1);
   int sum = -1, step_runs = 0;
   std::atomic<int> wrong_sum{0}, wrong_runner{0};
   run_team(threads, [&](Team& team) {
     for (int round = 0; round < kRounds; ++round) {
-      if (team.thread() == round % team.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (team.thread() == round % team.size()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
       slots[static_cast<size_t>(team.thread())] = round;
       auto step = [&] {
         ++step_runs;
@@ -159,7 +159,7 @@ TEST_CASE("team barrier: its last step runs once, on the thread that arrived las
   CHECK(step_runs == kRounds);
   CHECK(wrong_sum == 0);
   // The late thread ran the step, but in rounds where the scheduler held
-  // another thread back for over a millisecond (a busy machine). The master
+  // another thread back for over 5 ms (a busy machine). The master
   // running it instead would miss in all rounds but one in `threads`.
   CHECK(wrong_runner <= kRounds / 4);
 }
