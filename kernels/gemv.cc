@@ -255,10 +255,6 @@ void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* 
   gemv_batch(outputs, cols, x, 1);
 }
 
-void gemv_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* x) {
-  gemv_batch(team, outputs, cols, x, 1);
-}
-
 void gemv_batch(std::span<const GemvOutput> outputs, int64_t cols, const float* X, int64_t n) {
   apply_simd_target_from_env();
   const int64_t weights = checked_weights(outputs, cols, "gemv");

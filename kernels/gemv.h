@@ -54,7 +54,6 @@ struct GemvOutput {
 // dtypes and row counts) in one parallel region: each thread takes its share
 // of every matrix, so the work is balanced by bytes whatever the mix.
 void gemv_multi(std::span<const GemvOutput> outputs, int64_t cols, const float* x);
-void gemv_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, const float* x);
 
 // Y[t * rows + r] = dot(row r of W, X + t * cols) for t < n, with gemv's
 // kernels and rounding: each block of weights is read and decoded into

@@ -18,25 +18,22 @@
 
 namespace ck {
 
-// What the last thread to arrive at a Team's barrier runs before it
-// releases the others (empty: nothing). A serial step after a parallel one
-// rides on the barrier between them: one barrier fewer, run by a thread that
-// is running, where the master may be parked by the scheduler on a busy
-// machine (docs/threading.md).
-struct TeamLast {
-  void (*fn)(void*) = nullptr;
-  void* context = nullptr;
-  explicit operator bool() const { return fn != nullptr; }
-};
-
 class Team {
  public:
   int thread() const { return thread_; }
   int size() const { return size_; }
   bool master() const { return thread_ == 0; }
 
-  // What the last thread to arrive at a barrier runs (TeamLast).
-  using Last = TeamLast;
+  // What the last thread to arrive at a barrier runs before it releases
+  // the others (Last{}: nothing). A serial step after a parallel one rides
+  // on the barrier between them: one barrier fewer, run by a thread that is
+  // running, where the master may be parked by the scheduler on a busy
+  // machine (docs/threading.md).
+  struct Last {
+    void (*fn)(void*);
+    void* context;
+    explicit operator bool() const { return fn != nullptr; }
+  };
   // A Last that calls f(), which must outlive the barrier.
   template <class F>
   static Last last_of(F& f) {
