@@ -51,19 +51,31 @@ HWY_INLINE VF LoadRow(const uint16_t* p, hn::Mask<DF> mask) {
 HWY_INLINE float ToFloat(float v) { return v; }
 HWY_INLINE float ToFloat(uint16_t v) { return fp16_to_fp32(v); }
 
+// Where element (r, c) of m lies: m[r * row + (c / kKeyTile) * tile + c %
+// kKeyTile]. Plain rows (the values, the softmax weights): tile = kKeyTile;
+// the tiled keys: row = kKeyTile, tile = kKeyTile * head_dim. A vector's
+// columns never straddle a tile: column chunks start at multiples of N, and
+// N divides kKeyTile.
+struct Layout {
+  int64_t row, tile;
+  int64_t column(int64_t c) const { return (c / kKeyTile) * tile + c % kKeyTile; }
+};
+
 // Rows of m per pass: a pass over 128 rows of the values (32-64 KiB) or of
-// the transposed keys' chunk stays in L1 while every row group uses it.
+// the tiled keys' chunk stays in L1 while every row group uses it.
 constexpr int64_t kRowsPerPass = 128;
 
-// out[g * out_stride + c .. + kU N) (+)= sum_{r0 <= r < r1} s[g * s_stride + r] *
-// m[r * m_stride + c ..] for g < kQ; `valid` lanes of the last vector (all
-// when kMasked is false: whole vectors).
+// out[g * out_stride + u N + i] (+)= sum_{r0 <= r < r1} s[g * s_stride + r]
+// * m(r, c + u N + i) for g < kQ, u < kU, lanes i; `valid` lanes of the
+// last vector (all when kMasked is false: whole vectors).
 template <int kQ, int kU, bool kMasked, class T>
-HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const T* m, int64_t m_stride, int64_t r0,
+HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const T* m, Layout L, int64_t c, int64_t r0,
                             int64_t r1, float* out, int64_t out_stride, bool add, size_t valid) {
   const DF df;
   const size_t N = hn::Lanes(df);
   const auto mask = hn::FirstN(df, kMasked ? valid : N);
+  const T* mu[kU];
+  for (int u = 0; u < kU; ++u) mu[u] = m + L.column(c + u * static_cast<int64_t>(N));
   VF acc[kQ][kU];
   for (int g = 0; g < kQ; ++g) {
     for (int u = 0; u < kU; ++u) {
@@ -73,7 +85,7 @@ HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const T* m, int64_
   }
   for (int64_t r = r0; r < r1; ++r) {
     VF col[kU];
-    for (int u = 0; u < kU; ++u) col[u] = LoadRow<kMasked>(m + r * m_stride + u * N, mask);
+    for (int u = 0; u < kU; ++u) col[u] = LoadRow<kMasked>(mu[u] + r * L.row, mask);
     for (int g = 0; g < kQ; ++g) {
       const VF sr = hn::Set(df, s[g * s_stride + r]);
       for (int u = 0; u < kU; ++u) acc[g][u] = hn::MulAdd(sr, col[u], acc[g][u]);
@@ -93,49 +105,49 @@ HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const T* m, int64_
 
 // One column chunk of every row: row groups of kTileRows, then the rest.
 template <int kU, bool kMasked, class T>
-HWY_INLINE void ProductColumns(const float* s, int64_t s_stride, int rows, const T* m, int64_t m_stride,
+HWY_INLINE void ProductColumns(const float* s, int64_t s_stride, int rows, const T* m, Layout L, int64_t c,
                                int64_t r0, int64_t r1, float* out, int64_t out_stride, bool add, size_t valid) {
   int g = 0;
   for (; g + kTileRows <= rows; g += kTileRows) {
-    ProductTile<kTileRows, kU, kMasked>(s + g * s_stride, s_stride, m, m_stride, r0, r1, out + g * out_stride,
+    ProductTile<kTileRows, kU, kMasked>(s + g * s_stride, s_stride, m, L, c, r0, r1, out + g * out_stride,
                                         out_stride, add, valid);
   }
   const float* sg = s + g * s_stride;
   float* og = out + g * out_stride;
   switch (rows - g) {
-    case 3: ProductTile<3, kU, kMasked>(sg, s_stride, m, m_stride, r0, r1, og, out_stride, add, valid); break;
-    case 2: ProductTile<2, kU, kMasked>(sg, s_stride, m, m_stride, r0, r1, og, out_stride, add, valid); break;
-    case 1: ProductTile<1, kU, kMasked>(sg, s_stride, m, m_stride, r0, r1, og, out_stride, add, valid); break;
+    case 3: ProductTile<3, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
+    case 2: ProductTile<2, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
+    case 1: ProductTile<1, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
     default: break;
   }
 }
 
-// out[g * out_stride + c] = sum_{r < n} s[g * s_stride + r] * m[r * m_stride
-// + c] for g < rows, c < cols. Both halves of attention have this shape: the
-// scores (s = the queries, m = the transposed keys, columns = positions) and
+// out[g * out_stride + c] = sum_{r < n} s[g * s_stride + r] * m(r, c) for g
+// < rows, c < cols. Both halves of attention have this shape: the scores (s
+// = the queries, m = the tiled keys, rows = dimensions, columns = positions) and
 // the weighted sum of the values (s = the softmax rows, m = the values,
 // columns = dimensions). Loops: passes over kRowsPerPass rows of m, column
 // chunks, row groups innermost, so that a chunk of m is reused from L1 by
 // every query row of the block.
 template <class T>
-void Products(const float* s, int64_t s_stride, int rows, const T* m, int64_t m_stride, int64_t n,
-              int64_t cols, float* out, int64_t out_stride) {
+void Products(const float* s, int64_t s_stride, int rows, const T* m, Layout L, int64_t n, int64_t cols,
+              float* out, int64_t out_stride) {
   const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
   for (int64_t r0 = 0; r0 < n; r0 += kRowsPerPass) {
     const int64_t r1 = std::min(n, r0 + kRowsPerPass);
     const bool add = r0 > 0;
     int64_t c = 0;
     for (; c + kTileVectors * N <= cols; c += kTileVectors * N) {
-      ProductColumns<kTileVectors, false>(s, s_stride, rows, m + c, m_stride, r0, r1, out + c, out_stride, add, 0);
+      ProductColumns<kTileVectors, false>(s, s_stride, rows, m, L, c, r0, r1, out + c, out_stride, add, 0);
     }
     for (; c + N <= cols; c += N) {
-      ProductColumns<1, false>(s, s_stride, rows, m + c, m_stride, r0, r1, out + c, out_stride, add, 0);
+      ProductColumns<1, false>(s, s_stride, rows, m, L, c, r0, r1, out + c, out_stride, add, 0);
     }
     if (c == cols) continue;
 #if HWY_TARGET <= HWY_AVX2
     // The last partial vector (a causal row's last keys), masked: AVX2 and
     // AVX-512 load and store only the lanes in the mask.
-    ProductColumns<1, true>(s, s_stride, rows, m + c, m_stride, r0, r1, out + c, out_stride, add,
+    ProductColumns<1, true>(s, s_stride, rows, m, L, c, r0, r1, out + c, out_stride, add,
                             static_cast<size_t>(cols - c));
 #else
     // (Elsewhere Highway emulates masked loads with whole ones, which could
@@ -143,7 +155,7 @@ void Products(const float* s, int64_t s_stride, int rows, const T* m, int64_t m_
     for (int g = 0; g < rows; ++g) {
       for (int64_t cc = c; cc < cols; ++cc) {
         float sum = add ? out[g * out_stride + cc] : 0.0f;
-        for (int64_t r = r0; r < r1; ++r) sum += s[g * s_stride + r] * ToFloat(m[r * m_stride + cc]);
+        for (int64_t r = r0; r < r1; ++r) sum += s[g * s_stride + r] * ToFloat(m[r * L.row + L.column(cc)]);
         out[g * out_stride + cc] = sum;
       }
     }
@@ -152,12 +164,11 @@ void Products(const float* s, int64_t s_stride, int rows, const T* m, int64_t m_
 }
 
 template <class K, class V>
-void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int tokens, const K* kt, int64_t kt_stride,
-                    const V* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int tokens, const K* kt, const V* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
                     int64_t out_token_stride) {
   const int rows = heads * tokens;  // row t * heads + h: token t, head h
-  // The keys any row sees: [lo, hi).
-  const int64_t lo = window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
+  // The keys any row sees lie in [lo, hi); lo starts a tile.
+  const int64_t lo = window > 0 ? std::max<int64_t>(0, n_keys - window) / kKeyTile * kKeyTile : 0;
   const int64_t hi = n_keys + tokens - 1;
   const int64_t cols = hi - lo;
   const int64_t s_stride = (cols + 15) / 16 * 16;
@@ -171,7 +182,8 @@ void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int token
       for (int d = 0; d < head_dim; ++d) dst[d] = src[d] * scale;
     }
   }
-  Products(qs, head_dim, rows, kt + lo, kt_stride, head_dim, cols, sc, s_stride);
+  const Layout tiled_keys{kKeyTile, kKeyTile * head_dim};
+  Products(qs, head_dim, rows, kt + tiled_keys.column(lo), tiled_keys, head_dim, cols, sc, s_stride);
   for (int row = 0; row < rows; ++row) {
     const int t = row / heads;
     const int64_t end = n_keys + t - lo;  // this row's keys: [begin, end) of the columns
@@ -181,7 +193,7 @@ void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int token
     std::fill(w, w + begin, 0.0f);
     std::fill(w + end, w + cols, 0.0f);
   }
-  Products(sc, s_stride, rows, v + lo * head_dim, head_dim, cols, head_dim, os, head_dim);
+  Products(sc, s_stride, rows, v + lo * head_dim, Layout{head_dim, kKeyTile}, cols, head_dim, os, head_dim);
   for (int t = 0; t < tokens; ++t) {
     for (int h = 0; h < heads; ++h) {
       std::copy_n(os + (t * heads + h) * head_dim, head_dim, out + t * out_token_stride + h * head_dim);
@@ -189,15 +201,14 @@ void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int token
   }
 }
 
-void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, int64_t kt_stride,
-                  KvView v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, KvView v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
                   int64_t out_token_stride) {
   auto with_values = [&](const auto* keys) {
     if (v.f16) {
-      AttendTokensOf(q, q_token_stride, heads, tokens, keys, kt_stride, static_cast<const uint16_t*>(v.data), head_dim,
+      AttendTokensOf(q, q_token_stride, heads, tokens, keys, static_cast<const uint16_t*>(v.data), head_dim,
                      n_keys, window, scale, scratch, out, out_token_stride);
     } else {
-      AttendTokensOf(q, q_token_stride, heads, tokens, keys, kt_stride, static_cast<const float*>(v.data), head_dim,
+      AttendTokensOf(q, q_token_stride, heads, tokens, keys, static_cast<const float*>(v.data), head_dim,
                      n_keys, window, scale, scratch, out, out_token_stride);
     }
   };

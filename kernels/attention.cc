@@ -18,11 +18,11 @@ HWY_EXPORT(AttendTokens);
 auto* attend_tokens_fn() { return &HWY_DYNAMIC_DISPATCH(AttendTokens); }
 }  // namespace attn
 
-void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, int64_t kt_stride,
-                   KvView v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, KvView v,
+                   int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
                    int64_t out_token_stride) {
-  attn::attend_tokens_fn()(q, q_token_stride, heads, tokens, kt, kt_stride, v, head_dim, n_keys,
-                          window, scale, scratch, out, out_token_stride);
+  attn::attend_tokens_fn()(q, q_token_stride, heads, tokens, kt, v, head_dim, n_keys, window, scale, scratch, out,
+                           out_token_stride);
 }
 
 void store_kv(const float* x, int64_t n, void* out, bool f16, int64_t stride) {

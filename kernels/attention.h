@@ -19,25 +19,38 @@ struct KvView {
   bool f16;
 };
 
+// Keys come in tiles of kKeyTile consecutive positions, each tile
+// head_dim x kKeyTile (dimension-major) and contiguous: one vector load holds
+// one dimension of many keys, so a query's scores need no horizontal sums,
+// and the pass over a head's keys is one stream through memory rather than
+// head_dim strided ones (docs/decoder.md, "KV cache layout"). 16 positions
+// are one AVX-512 or two AVX2 vectors of floats.
+inline constexpr int64_t kKeyTile = 16;
+
+// The index of dimension d of key j in a head's tiled keys.
+inline int64_t key_index(int64_t j, int64_t d, int head_dim) {
+  return (j / kKeyTile) * kKeyTile * head_dim + d * kKeyTile + j % kKeyTile;
+}
+
 // For token t < tokens and head h < heads (query q + t * q_token_stride +
 // h * head_dim, output at the same offsets of out with out_token_stride):
 //   out = sum_j softmax_j(scale * q . key_j) * value_j
 // over the keys j that token t sees: j < n_keys + t (causal: n_keys is what
 // the first token sees), and j >= n_keys + t - window if window > 0 (a
-// sliding window). Keys are stored transposed, so that one vector load holds
-// a dimension of many keys: dim d of key j is kt[d * kt_stride + j]. Value j
-// is the row v + j * head_dim. `scratch` holds attend_scratch_floats floats.
-// A half cache must have at least kKvSlack elements after each key row's
-// last position and after the last value row (whole vectors are read).
-void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, int64_t kt_stride,
-                   KvView v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+// sliding window). Dimension d of key j is kt[key_index(j, d, head_dim)]
+// (whole tiles: positions up to the next multiple of kKeyTile are read and
+// ignored). Value j is the row v + j * head_dim. `scratch` holds
+// attend_scratch_floats floats. A half value cache must have at least
+// kKvSlack elements after the last value row (whole vectors are read).
+void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, KvView v,
+                   int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
                    int64_t out_token_stride);
 
 inline constexpr int64_t kKvSlack = 16;
 
 // out[i * stride] = x[i] for i < n, as floats or rounded to IEEE halves
-// (nearest even): a new key (a column of the transposed keys, stride the
-// key stride) or value (a row, stride 1) entering the cache.
+// (nearest even): a new key (stride kKeyTile, from key_index(j, 0, ...)) or
+// value (a row, stride 1) entering the cache.
 void store_kv(const float* x, int64_t n, void* out, bool f16, int64_t stride);
 
 // Scratch of one attend_tokens call over a cache of n_ctx positions.

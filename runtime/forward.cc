@@ -141,7 +141,7 @@ void attention(Team& team, const ModelConfig& c, RunState& s, int layer, std::sp
     const int t0 = block * span, h0 = kv_head * group + part * chunk;
     const size_t at = static_cast<size_t>(first + t0) * c.q_dim() + static_cast<size_t>(h0) * hd;
     attend_tokens(s.q + at, c.q_dim(), std::min(chunk, group - part * chunk), std::min(span, run.n - t0),
-                  s.keys(c, run.seq, layer, kv_head), s.key_stride, s.values(c, run.seq, layer, kv_head), hd,
+                  s.keys(c, run.seq, layer, kv_head), s.values(c, run.seq, layer, kv_head), hd,
                   run.pos + t0 + 1, window, c.attn_scale, scratch, s.att_out + at, c.q_dim());
   });
 }
@@ -224,9 +224,9 @@ void forward_pass(Team& team, const ModelConfig& c, const Weights& w, RunState& 
       rmsnorm_rows(L.k_norm, k, c.n_kv_heads, c.head_dim, c.rms_eps);
       rope(q, c.n_heads, c.head_dim, rope_table, pos, c.rope_neox);
       rope(k, c.n_kv_heads, c.head_dim, rope_table, pos, c.rope_neox);
-      for (int h = 0; h < c.n_kv_heads; ++h) {  // in the run's slot: a key column, a value row
+      for (int h = 0; h < c.n_kv_heads; ++h) {  // in the run's slot: a key (in its tile), a value row
         store_kv(k + h * c.head_dim, c.head_dim, s.key_cache.get() + s.key_offset(c, run.seq, l, h, pos),
-                 s.kv.key_f16, s.key_stride);
+                 s.kv.key_f16, kKeyTile);
         store_kv(s.v + t * kv_dim + h * c.head_dim, c.head_dim,
                  s.value_cache.get() + s.value_offset(c, run.seq, l, h, pos), s.kv.value_f16, 1);
       }

@@ -13,9 +13,7 @@ struct BufferSizes {
   size_t x, q, kv, ffn, scores, logits, keys, values, rope;
 };
 
-// n_ctx rounded up to whole 64-byte lines, plus one line: consecutive key
-// dimensions then start in different cache sets whatever n_ctx is.
-int padded_key_stride(int n_ctx) { return (n_ctx + 15) / 16 * 16 + 16; }
+int key_positions(int n_ctx) { return static_cast<int>((n_ctx + kKeyTile - 1) / kKeyTile * kKeyTile); }
 
 BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch) {
   const size_t B = static_cast<size_t>(n_batch), S = static_cast<size_t>(n_seq);
@@ -26,7 +24,7 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch
       .ffn = B * c.ffn_dim,
       .scores = static_cast<size_t>(n_scratch) * attend_scratch_floats(n_ctx, c.head_dim),
       .logits = S * c.vocab_size,
-      .keys = S * c.n_layers * padded_key_stride(n_ctx) * c.kv_dim(),
+      .keys = S * c.n_layers * key_positions(n_ctx) * c.kv_dim(),
       .values = S * c.n_layers * n_ctx * c.kv_dim() + kKvSlack,
       // cos and sin, rope_dim/2 each; twice with local layers
       .rope = static_cast<size_t>(n_ctx) * c.rope_dim * (c.swa_period > 0 ? 2 : 1),
@@ -71,7 +69,7 @@ RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n
   r.n_seq = n_seq;
   r.n_batch = n_batch;
   r.n_scratch = n_scratch;
-  r.key_stride = padded_key_stride(n_ctx);
+  r.key_positions = key_positions(n_ctx);
   r.x = buffer(s.x);
   r.xb = buffer(s.x);
   r.proj = r.xb.get();

@@ -24,7 +24,7 @@ struct RunState {
   int n_seq = 1;      // sequences (KV cache slots) one batch may mix
   int n_batch = 0;    // most tokens per forward() call
   int n_scratch = 0;  // attention score rows: the most threads attention may use
-  int key_stride = 0; // elements from one dimension of the transposed keys to the next
+  int key_positions = 0;  // n_ctx rounded up to whole key tiles
   KvCacheTypes kv;    // the cache's element types: IEEE halves or floats
 
   std::unique_ptr<float[]> x;        // (B, dim) residual stream
@@ -49,13 +49,11 @@ struct RunState {
   // KV cache, one block per sequence (the first index, S). Values:
   // (S, n_layers, n_kv_heads, n_ctx, head_dim), so that for
   // one layer and KV head the values of all positions are consecutive rows.
-  // Keys: (S, n_layers, n_kv_heads, head_dim, key_stride), transposed, so that
-  // one vector load holds one dimension of consecutive positions and a
-  // query's scores need no horizontal sums (kernels/attention.h;
-  // docs/decoder.md). key_stride is n_ctx padded past a multiple of 4 KiB:
-  // rows a power of two apart would all fall into the same few cache sets.
-  // Elements are floats or halves (kv), with kKvSlack
-  // elements after every key row and after the last value row.
+  // Keys: (S, n_layers, n_kv_heads, key_positions / kKeyTile, head_dim,
+  // kKeyTile), tiles of kKeyTile positions (kernels/attention.h, key_index;
+  // docs/decoder.md), key_positions being n_ctx rounded up to whole tiles.
+  // Elements are floats or halves (kv), with kKvSlack elements after the
+  // last value row.
   std::unique_ptr<std::byte[]> key_cache;
   std::unique_ptr<std::byte[]> value_cache;
 
@@ -63,10 +61,11 @@ struct RunState {
   std::unique_ptr<RopeTable> rope_local;  // the local (sliding-window) layers' table, when there are any
 
   // Byte offsets in key_cache and value_cache of position pos of (seq,
-  // layer, kv_head): its key column (transposed) and its value row.
+  // layer, kv_head): its key's first dimension (the next ones kKeyTile
+  // elements apart) and its value row.
   size_t key_offset(const ModelConfig& c, int seq, int layer, int kv_head, int pos) const {
-    const size_t block = ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * key_stride;
-    return (block * c.head_dim + pos) * (kv.key_f16 ? 2 : 4);
+    const size_t block = ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * key_positions;
+    return (block * c.head_dim + key_index(pos, 0, c.head_dim)) * (kv.key_f16 ? 2 : 4);
   }
   size_t value_offset(const ModelConfig& c, int seq, int layer, int kv_head, int pos) const {
     const size_t block = ((static_cast<size_t>(seq) * c.n_layers + layer) * c.n_kv_heads + kv_head) * n_ctx;

@@ -91,7 +91,7 @@ TEST_CASE("add is elementwise", "[ops]") {
 }
 
 // attend_tokens on every SIMD target against softmax(scale q.k) v in double,
-// with keys stored transposed in a cache wider than the keys used: every
+// with keys stored in tiles in a cache longer than the keys used: every
 // head count, blocks of 1-4 tokens (causal: token t sees t more keys), with
 // and without a sliding window, keys and values as floats or halves (the
 // reference multiplies the halves' exact values).
@@ -103,6 +103,14 @@ TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, bloc
     std::vector<std::byte> bytes;
     Cache(const std::vector<float>& x, bool half) : f16(half), bytes((x.size() + ck::kKvSlack) * (half ? 2 : 4)) {
       ck::store_kv(x.data(), static_cast<int64_t>(x.size()), bytes.data(), f16, 1);
+    }
+    // n keys of head_dim each (key j's dimensions consecutive in x), in tiles.
+    Cache(const std::vector<float>& x, int64_t n, int head_dim, bool half)
+        : f16(half), bytes(size_t((n + ck::kKeyTile - 1) / ck::kKeyTile * ck::kKeyTile * head_dim) * (half ? 2 : 4)) {
+      for (int64_t j = 0; j < n; ++j) {
+        ck::store_kv(x.data() + j * head_dim, head_dim, bytes.data() + ck::key_index(j, 0, head_dim) * (half ? 2 : 4),
+                     f16, ck::kKeyTile);
+      }
     }
     double at(int64_t i) const {
       if (!f16) return reinterpret_cast<const float*>(bytes.data())[i];
@@ -120,15 +128,15 @@ TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, bloc
           for (int tokens = 1; tokens <= ck::kMaxAttendTokens; ++tokens) {
             for (int64_t window : {int64_t{0}, int64_t{7}}) {
               const int heads = 1 + (head_dim + n_keys + tokens) % ck::kMaxAttendHeads;  // 1..8 across the loops
-              const int64_t n_ctx = n_keys + tokens + 7, k_stride = n_ctx + ck::kKvSlack;
+              const int64_t n_ctx = n_keys + tokens + 7;
               const int64_t q_stride = int64_t{heads} * head_dim + 3, out_stride = int64_t{heads} * head_dim + 1;
-              const Cache kt(random_vec(size_t(head_dim) * k_stride, 11), key_f16);
+              const Cache kt(random_vec(size_t(head_dim) * n_ctx, 11), n_ctx, head_dim, key_f16);
               const Cache v(random_vec(size_t(n_ctx) * head_dim, 12), value_f16);
               auto q = random_vec(size_t(tokens) * q_stride, 13, 2.0f);
               std::vector<float> scratch(size_t(ck::attend_scratch_floats(n_ctx, head_dim)));
               std::vector<float> out(size_t(tokens) * out_stride, -7.0f);
               const float scale = 0.3f;
-              ck::attend_tokens(q.data(), q_stride, heads, tokens, {kt.bytes.data(), key_f16}, k_stride,
+              ck::attend_tokens(q.data(), q_stride, heads, tokens, {kt.bytes.data(), key_f16},
                                 {v.bytes.data(), value_f16}, head_dim, n_keys, window, scale, scratch.data(),
                                 out.data(), out_stride);
               INFO("head_dim " << head_dim << ", keys " << n_keys << ", tokens " << tokens << ", heads " << heads
@@ -141,7 +149,7 @@ TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, bloc
                   double max = -1e300, sum = 0;
                   for (int64_t j = begin; j < end; ++j) {
                     double dot = 0;
-                    for (int d = 0; d < head_dim; ++d) dot += double(qh[d]) * kt.at(d * k_stride + j);
+                    for (int d = 0; d < head_dim; ++d) dot += double(qh[d]) * kt.at(ck::key_index(j, d, head_dim));
                     p[j - begin] = scale * dot;
                     max = std::max(max, p[j - begin]);
                   }
