@@ -11,6 +11,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/attention.h"
@@ -164,12 +165,14 @@ void Products(const float* s, int64_t s_stride, int rows, const T* m, Layout L, 
 }
 
 template <class K, class V>
-void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int tokens, const K* kt, const V* v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
-                    int64_t out_token_stride) {
+void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int tokens, const K* kt, const V* v,
+                    int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
+                    int64_t out_token_stride, KeyShare share) {
   const int rows = heads * tokens;  // row t * heads + h: token t, head h
   // The keys any row sees lie in [lo, hi); lo starts a tile.
-  const int64_t lo = window > 0 ? std::max<int64_t>(0, n_keys - window) / kKeyTile * kKeyTile : 0;
-  const int64_t hi = n_keys + tokens - 1;
+  const int64_t first = std::max(share.begin, window > 0 ? std::max<int64_t>(0, n_keys - window) : 0);
+  const int64_t lo = first / kKeyTile * kKeyTile;
+  const int64_t hi = std::max(lo, std::min(share.end, n_keys + tokens - 1));
   const int64_t cols = hi - lo;
   const int64_t s_stride = (cols + 15) / 16 * 16;
   float* qs = scratch;                 // rows x head_dim: the queries, times scale
@@ -186,10 +189,23 @@ void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int token
   Products(qs, head_dim, rows, kt + tiled_keys.column(lo), tiled_keys, head_dim, cols, sc, s_stride);
   for (int row = 0; row < rows; ++row) {
     const int t = row / heads;
-    const int64_t end = n_keys + t - lo;  // this row's keys: [begin, end) of the columns
-    const int64_t begin = window > 0 ? std::max<int64_t>(0, n_keys + t - window) - lo : 0;
+    // This row's keys: [begin, end) of the columns.
+    const int64_t end = std::min(share.end, n_keys + t) - lo;
+    const int64_t begin = std::max(share.begin, window > 0 ? std::max<int64_t>(0, n_keys + t - window) : 0) - lo;
     float* w = sc + row * s_stride;
-    softmax(w + begin, end - begin);
+    if (end <= begin) {  // no key of the share: weight 0 in the merge
+      std::fill(w, w + cols, 0.0f);
+      if (share.stats != nullptr) {
+        share.stats[2 * row] = -INFINITY;
+        share.stats[2 * row + 1] = 0.0f;
+      }
+      continue;
+    }
+    const SoftmaxSums sums = softmax(w + begin, end - begin);
+    if (share.stats != nullptr) {
+      share.stats[2 * row] = sums.max;
+      share.stats[2 * row + 1] = sums.sum;
+    }
     std::fill(w, w + begin, 0.0f);
     std::fill(w + end, w + cols, 0.0f);
   }
@@ -201,15 +217,16 @@ void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int token
   }
 }
 
-void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, KvView v, int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
-                  int64_t out_token_stride) {
+void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, KvView v, int head_dim,
+                  int64_t n_keys, int64_t window, float scale, float* scratch, float* out, int64_t out_token_stride,
+                  KeyShare share) {
   auto with_values = [&](const auto* keys) {
     if (v.f16) {
       AttendTokensOf(q, q_token_stride, heads, tokens, keys, static_cast<const uint16_t*>(v.data), head_dim,
-                     n_keys, window, scale, scratch, out, out_token_stride);
+                     n_keys, window, scale, scratch, out, out_token_stride, share);
     } else {
       AttendTokensOf(q, q_token_stride, heads, tokens, keys, static_cast<const float*>(v.data), head_dim,
-                     n_keys, window, scale, scratch, out, out_token_stride);
+                     n_keys, window, scale, scratch, out, out_token_stride, share);
     }
   };
   if (kt.f16) {

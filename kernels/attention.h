@@ -32,6 +32,19 @@ inline int64_t key_index(int64_t j, int64_t d, int head_dim) {
   return (j / kKeyTile) * kKeyTile * head_dim + d * kKeyTile + j % kKeyTile;
 }
 
+// A share of the keys for one attend_tokens call, so that several threads
+// can split one head's keys (split-K, as flash-decoding does: in decode a
+// thread per share reads each key once, where splitting the query heads
+// would read them once per thread). The call sees only keys j in [begin,
+// end), normalizes each row's softmax over them, and writes stats[2 row] and
+// stats[2 row + 1] = the row's largest scaled score and its sum of
+// exp(score - largest), row = t * heads + h, for merge_key_shares. No
+// stats: every key.
+struct KeyShare {
+  int64_t begin = 0, end = INT64_MAX;
+  float* stats = nullptr;
+};
+
 // For token t < tokens and head h < heads (query q + t * q_token_stride +
 // h * head_dim, output at the same offsets of out with out_token_stride):
 //   out = sum_j softmax_j(scale * q . key_j) * value_j
@@ -42,9 +55,16 @@ inline int64_t key_index(int64_t j, int64_t d, int head_dim) {
 // ignored). Value j is the row v + j * head_dim. `scratch` holds
 // attend_scratch_floats floats. A half value cache must have at least
 // kKvSlack elements after the last value row (whole vectors are read).
+// A row that sees no key of the share outputs zeros, stats {-inf, 0}.
 void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, KvView v,
                    int head_dim, int64_t n_keys, int64_t window, float scale, float* scratch, float* out,
-                   int64_t out_token_stride);
+                   int64_t out_token_stride, KeyShare share = {});
+
+// out[r * head_dim + i] = the attention of row r < rows over all the keys of
+// `shares` shares, from each share p's output outs[(p * rows + r) *
+// head_dim + i] and its stats[2 (p * rows + r) ..] (attend_tokens with a
+// KeyShare): the outputs weighted by sum_p exp(max_p - max).
+void merge_key_shares(const float* outs, const float* stats, int shares, int rows, int head_dim, float* out);
 
 inline constexpr int64_t kKvSlack = 16;
 

@@ -17,6 +17,8 @@
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
+#include "kernels/ops.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace ck {
 namespace HWY_NAMESPACE {
@@ -56,7 +58,7 @@ void SiluMul(float* out, const float* gate, const float* up, int64_t n) {
 
 // x = exp(x - max x) / sum, in place: three vector passes (attention runs
 // one per head and query, so the max and the scaling are not left scalar).
-void Softmax(float* x, int64_t n) {
+SoftmaxSums Softmax(float* x, int64_t n) {
   const hn::ScalableTag<float> d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
@@ -80,6 +82,7 @@ void Softmax(float* x, int64_t n) {
   const auto vinv = hn::Set(d, inv);
   for (i = 0; i + N <= n; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, x + i), vinv), d, x + i);
   for (; i < n; ++i) x[i] *= inv;
+  return {max, sum};
 }
 
 }  // namespace HWY_NAMESPACE

@@ -25,7 +25,7 @@ void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float e
   for (int64_t i = 0; i < n; ++i) out[i] = x[i] * inv * weight[i];
 }
 
-void softmax(float* x, int64_t n) { HWY_DYNAMIC_DISPATCH(Softmax)(x, n); }
+SoftmaxSums softmax(float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(Softmax)(x, n); }
 
 void silu_mul(float* out, const float* gate, const float* up, int64_t n) {
   HWY_DYNAMIC_DISPATCH(SiluMul)(out, gate, up, n);

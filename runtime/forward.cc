@@ -101,6 +101,67 @@ void rmsnorm_rows(const TensorView& weight, float* x, int64_t n, int width, floa
   for (int64_t r = 0; r < n; ++r) rmsnorm(x + r * width, x + r * width, weight.f32(), width, eps);
 }
 
+// Keys a share holds at least: below that a head's keys are few enough to
+// be read from cache by every thread that needs them.
+constexpr int64_t kMinShareKeys = 256;
+
+// Shares of the keys that one token's attention splits into: enough for
+// two work items per thread where the (KV head, head chunk) items are
+// fewer, each share at least kMinShareKeys; 1 for no split.
+int key_shares(const Team& team, const ModelConfig& c, const RunState& s, int64_t n_keys, int window) {
+  const int group = c.n_heads / c.n_kv_heads;
+  const int items = c.n_kv_heads * ((group + kMaxAttendHeads - 1) / kMaxAttendHeads);
+  const int64_t seen = window > 0 ? std::min<int64_t>(n_keys, window) : n_keys;
+  const int64_t wanted = (2 * team.size() + items - 1) / items;
+  return static_cast<int>(std::clamp<int64_t>(std::min(wanted, seen / kMinShareKeys), 1, s.max_key_shares));
+}
+
+// Attention of one token (decode) whose keys are split into `shares`
+// shares (split-K): a work item is a share of one KV head's keys for a
+// chunk of its query heads, so each key is read once however many threads
+// there are; the last thread at the barrier merges the shares
+// (merge_key_shares). Splitting the query heads instead, as attention()
+// does for larger batches, reads every key once per thread: at depth 4096
+// SmolLM2's decode attention took as long on 2 threads as on 1.
+void attend_in_shares(Team& team, const ModelConfig& c, RunState& s, int layer, const BatchRun& run, int window,
+                      int shares) {
+  const int group = c.n_heads / c.n_kv_heads, hd = c.head_dim;
+  const int chunk = std::min(group, kMaxAttendHeads), chunks = (group + chunk - 1) / chunk;
+  const int64_t n_keys = run.pos + 1;
+  const int64_t first = window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
+  // Share p's keys: [bound(p), bound(p + 1)), inner bounds at tile starts.
+  auto bound = [&](int p) -> int64_t {
+    if (p == shares) return n_keys;
+    return p == 0 ? 0 : (first + (n_keys - first) * p / shares) / kKeyTile * kKeyTile;
+  };
+  // Outputs and stats of (KV head, chunk) block b, share p, head r of the
+  // chunk's `rows`: at (b * shares + p) * chunk + r rows (merge_key_shares'
+  // share-major order within a block).
+  auto rows_of = [&](int part) { return std::min(chunk, group - part * chunk); };
+  auto merge = [&] {
+    for (int b = 0; b < c.n_kv_heads * chunks; ++b) {
+      const int h0 = b / chunks * group + b % chunks * chunk;
+      const int64_t at = int64_t{b} * shares * chunk;
+      merge_key_shares(s.share_out.get() + at * hd, s.share_stats.get() + 2 * at, shares, rows_of(b % chunks), hd,
+                       s.att_out + int64_t{h0} * hd);
+    }
+  };
+  const int64_t scratch_floats = attend_scratch_floats(s.n_ctx, hd);
+  float* scratch = s.attend_scratch.get() + static_cast<size_t>(team.thread()) * scratch_floats;
+  team.for_dynamic(
+      int64_t{c.n_kv_heads} * chunks * shares,
+      [&](int64_t i) {
+        const int b = static_cast<int>(i / shares), p = static_cast<int>(i % shares);
+        const int kv_head = b / chunks, part = b % chunks, rows = rows_of(part);
+        const int h0 = kv_head * group + part * chunk;
+        const int64_t at = int64_t{b} * shares * chunk + int64_t{p} * rows;
+        attend_tokens(s.q + int64_t{h0} * hd, c.q_dim(), rows, 1, s.keys(c, run.seq, layer, kv_head),
+                      s.values(c, run.seq, layer, kv_head), hd, n_keys, window, c.attn_scale, scratch,
+                      s.share_out.get() + at * hd, 0, {bound(p), bound(p + 1), s.share_stats.get() + 2 * at});
+      },
+      Team::last_of(merge));
+}
+
 // Multi-head attention of the batch's tokens (queries in s.q, their keys and
 // values already in the cache), each over the positions 0 .. its own of its
 // run's slot, causal; on a local layer only over the last c.sliding_window
@@ -112,6 +173,10 @@ void attention(Team& team, const ModelConfig& c, RunState& s, int layer, std::sp
   const int group = c.n_heads / c.n_kv_heads;  // query heads per KV head
   const int hd = c.head_dim;
   const int window = c.is_local(layer) ? c.sliding_window : 0;
+  if (n == 1) {
+    const int shares = key_shares(team, c, s, runs[0].pos + 1, window);
+    if (shares > 1) return attend_in_shares(team, c, s, layer, runs[0], window, shares);
+  }
   // Tokens and heads per item: as many as fit, halved while there would be
   // too few items to keep the threads busy (decode of a model with few KV
   // heads; short batches).

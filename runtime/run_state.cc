@@ -10,8 +10,16 @@ namespace {
 // The float counts of each RunState buffer (the caches: elements), in one
 // place for sizing and allocating.
 struct BufferSizes {
-  size_t x, q, kv, ffn, scores, logits, keys, values, rope;
+  size_t x, q, kv, ffn, scores, share_rows, logits, keys, values, rope;
 };
+
+// Query rows of all KV heads when each head's group is padded to whole
+// chunks of kMaxAttendHeads (the key shares' layout).
+size_t padded_query_rows(const ModelConfig& c) {
+  const int group = c.n_heads / c.n_kv_heads;
+  const int chunk = std::min(group, kMaxAttendHeads);
+  return static_cast<size_t>(c.n_kv_heads) * ((group + chunk - 1) / chunk) * chunk;
+}
 
 int key_positions(int n_ctx) { return static_cast<int>((n_ctx + kKeyTile - 1) / kKeyTile * kKeyTile); }
 
@@ -23,6 +31,7 @@ BufferSizes buffer_sizes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch
       .kv = B * c.kv_dim(),
       .ffn = B * c.ffn_dim,
       .scores = static_cast<size_t>(n_scratch) * attend_scratch_floats(n_ctx, c.head_dim),
+      .share_rows = 2 * static_cast<size_t>(n_scratch) * padded_query_rows(c),
       .logits = S * c.vocab_size,
       .keys = S * c.n_layers * key_positions(n_ctx) * c.kv_dim(),
       .values = S * c.n_layers * n_ctx * c.kv_dim() + kKvSlack,
@@ -57,7 +66,8 @@ size_t kv_cache_bytes(const ModelConfig& c, int n_ctx, int n_seq, KvCacheTypes k
 size_t run_state_bytes(const ModelConfig& c, int n_ctx, int n_seq, int n_batch, int n_scratch, KvCacheTypes kv) {
   const BufferSizes s = buffer_sizes(c, n_ctx, n_seq, n_batch, n_scratch);
   // x, xb (and proj): dim; then the larger half of a layer (RunState::halves).
-  return sizeof(float) * (2 * s.x + halves_floats(s) + s.scores + s.logits + s.rope) + kv_cache_bytes(c, n_ctx, n_seq, kv);
+  return sizeof(float) * (2 * s.x + halves_floats(s) + s.scores + s.share_rows * (c.head_dim + 2) + s.logits + s.rope) +
+         kv_cache_bytes(c, n_ctx, n_seq, kv);
 }
 
 RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n_seq, int n_batch, int n_scratch,
@@ -81,6 +91,9 @@ RunState make_run_state(const ModelConfig& c, const Weights& w, int n_ctx, int n
   r.gate = r.halves.get();
   r.up = r.gate + s.ffn;
   r.attend_scratch = buffer(s.scores);
+  r.max_key_shares = 2 * n_scratch;
+  r.share_out = buffer(s.share_rows * c.head_dim);
+  r.share_stats = buffer(s.share_rows * 2);
   r.logits = buffer(s.logits);
   r.key_cache = std::make_unique_for_overwrite<std::byte[]>(s.keys * element_bytes(kv.key_f16));
   r.value_cache = std::make_unique_for_overwrite<std::byte[]>(s.values * element_bytes(kv.value_f16));

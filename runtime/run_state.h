@@ -44,6 +44,12 @@ struct RunState {
   float* gate = nullptr;     // (B, ffn_dim) gate projection, then in place act(gate) * up: w_down's input
   float* up = nullptr;       // (B, ffn_dim) up projection
   std::unique_ptr<float[]> attend_scratch;  // (n_scratch, attend_scratch_floats): attention, per thread
+  // Decode attention split over the keys (forward.cc, attend_in_shares):
+  // each share's outputs, (max_key_shares, n_kv_heads, head chunks x
+  // kMaxAttendHeads, head_dim) at most, and its two stats per row.
+  int max_key_shares = 0;  // 2 n_scratch: two work items per thread
+  std::unique_ptr<float[]> share_out;
+  std::unique_ptr<float[]> share_stats;
   std::unique_ptr<float[]> logits;   // (S, vocab): of the last token of each sequence of the batch
 
   // KV cache, one block per sequence (the first index, S). Values:

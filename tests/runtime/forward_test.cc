@@ -203,6 +203,33 @@ TEST_CASE("decode (one token at a time) and prefill (batches) give the same logi
   }
 }
 
+// Past 512 keys, decode on two or more threads splits each head's keys into
+// shares and merges them (forward.cc, attend_in_shares); prefill never
+// does. SmolLM2's prompt repeated to 530 tokens, the last 4 decoded one at
+// a time. (On one thread the split never happens and this checks decode
+// against prefill again.)
+TEST_CASE("decode deep in the context (keys split over the threads) matches prefill", "[forward]") {
+  const auto g = ck::test::load_golden("smollm2_fox");
+  REQUIRE(ck::test::model_available(g.model));
+  auto model = ck::Model::load(g.model);
+  std::vector<int32_t> tokens;
+  while (tokens.size() < 530) tokens.insert(tokens.end(), g.tokens.begin(), g.tokens.end());
+  tokens.resize(530);
+  const int n = static_cast<int>(tokens.size()), V = g.n_vocab, decoded = 4;
+  std::vector<float> prefill, head;
+  ck::Session whole(*model, {.n_ctx = 640, .kv_types = kF32Cache});
+  whole.eval_all(tokens, prefill);
+  ck::Session decode(*model, {.n_ctx = 640, .kv_types = kF32Cache});
+  decode.eval_all(std::span(tokens).first(n - decoded), head);
+  float worst = 0;
+  for (int t = n - decoded; t < n; ++t) {
+    const auto logits = decode.eval(std::span(&tokens[t], 1));
+    worst = std::max(worst, max_abs_diff(logits.data(), prefill.data() + size_t(t) * V, V));
+  }
+  std::printf("smollm2_fox x 530 tokens: decode vs prefill max abs diff %.2e\n", worst);
+  CHECK(worst <= kTolDecodePrefillQuant);
+}
+
 TEST_CASE("a session can be truncated and reset, and refuses what does not fit", "[session]") {
   auto model = ck::Model::load(ck::test::stories_gguf());
   ck::Session s(*model, {.n_ctx = 8});

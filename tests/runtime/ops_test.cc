@@ -22,6 +22,27 @@ std::vector<float> random_vec(size_t n, uint32_t seed, float scale = 1.0f) {
   return v;
 }
 
+// A cache of n elements (plus the slack attend_tokens may read) holding x as floats or halves.
+struct Cache {
+  bool f16;
+  std::vector<std::byte> bytes;
+  Cache(const std::vector<float>& x, bool half) : f16(half), bytes((x.size() + ck::kKvSlack) * (half ? 2 : 4)) {
+    ck::store_kv(x.data(), static_cast<int64_t>(x.size()), bytes.data(), f16, 1);
+  }
+  // n keys of head_dim each (key j's dimensions consecutive in x), in tiles.
+  Cache(const std::vector<float>& x, int64_t n, int head_dim, bool half)
+      : f16(half), bytes(size_t((n + ck::kKeyTile - 1) / ck::kKeyTile * ck::kKeyTile * head_dim) * (half ? 2 : 4)) {
+    for (int64_t j = 0; j < n; ++j) {
+      ck::store_kv(x.data() + j * head_dim, head_dim, bytes.data() + ck::key_index(j, 0, head_dim) * (half ? 2 : 4),
+                   f16, ck::kKeyTile);
+    }
+  }
+  double at(int64_t i) const {
+    if (!f16) return reinterpret_cast<const float*>(bytes.data())[i];
+    return ck::fp16_to_fp32(reinterpret_cast<const uint16_t*>(bytes.data())[i]);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("rmsnorm matches x / rms(x) * w", "[ops]") {
@@ -97,26 +118,6 @@ TEST_CASE("add is elementwise", "[ops]") {
 // reference multiplies the halves' exact values).
 TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, block, cache type and target",
           "[ops][attention]") {
-  // A cache of n elements (plus the slack attend_tokens may read) holding x as floats or halves.
-  struct Cache {
-    bool f16;
-    std::vector<std::byte> bytes;
-    Cache(const std::vector<float>& x, bool half) : f16(half), bytes((x.size() + ck::kKvSlack) * (half ? 2 : 4)) {
-      ck::store_kv(x.data(), static_cast<int64_t>(x.size()), bytes.data(), f16, 1);
-    }
-    // n keys of head_dim each (key j's dimensions consecutive in x), in tiles.
-    Cache(const std::vector<float>& x, int64_t n, int head_dim, bool half)
-        : f16(half), bytes(size_t((n + ck::kKeyTile - 1) / ck::kKeyTile * ck::kKeyTile * head_dim) * (half ? 2 : 4)) {
-      for (int64_t j = 0; j < n; ++j) {
-        ck::store_kv(x.data() + j * head_dim, head_dim, bytes.data() + ck::key_index(j, 0, head_dim) * (half ? 2 : 4),
-                     f16, ck::kKeyTile);
-      }
-    }
-    double at(int64_t i) const {
-      if (!f16) return reinterpret_cast<const float*>(bytes.data())[i];
-      return ck::fp16_to_fp32(reinterpret_cast<const uint16_t*>(bytes.data())[i]);
-    }
-  };
   for (const std::string& target : ck::available_simd_targets()) {
     ck::force_simd_target(target);
     INFO("SIMD target " << target);
@@ -164,6 +165,53 @@ TEST_CASE("attend_tokens matches softmax(scale q.K) V for every group size, bloc
                   }
                 }
                 REQUIRE(out[t * out_stride + heads * head_dim] == -7.0f);  // the stride's gap untouched
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  ck::force_simd_target("");
+}
+
+// Attention split into shares of the keys (decode's split-K), each share's
+// output normalized over its own keys, then merged, against attention over
+// all keys at once: causal blocks, a window, shares that start off a tile,
+// and an empty share.
+TEST_CASE("attention over shares of the keys, merged, equals attention over all keys", "[ops][attention]") {
+  for (const std::string& target : ck::available_simd_targets()) {
+    ck::force_simd_target(target);
+    INFO("SIMD target " << target);
+    for (bool f16 : {false, true}) {
+      for (int head_dim : {13, 64}) {
+        for (int64_t n_keys : {40, 300}) {
+          for (int tokens = 1; tokens <= ck::kMaxAttendTokens; ++tokens) {
+            for (int64_t window : {int64_t{0}, int64_t{50}}) {
+              const int heads = 3, rows = heads * tokens;
+              const int64_t n_ctx = n_keys + tokens, stride = int64_t{heads} * head_dim;
+              const Cache kt(random_vec(size_t(head_dim) * n_ctx, 21), n_ctx, head_dim, f16);
+              const Cache v(random_vec(size_t(n_ctx) * head_dim, 22), f16);
+              const auto q = random_vec(size_t(rows) * head_dim, 23, 2.0f);
+              std::vector<float> scratch(size_t(ck::attend_scratch_floats(n_ctx, head_dim)));
+              std::vector<float> whole(size_t(rows) * head_dim);
+              ck::attend_tokens(q.data(), stride, heads, tokens, {kt.bytes.data(), f16}, {v.bytes.data(), f16},
+                                head_dim, n_keys, window, 0.3f, scratch.data(), whole.data(), stride);
+              for (const std::vector<int64_t>& bounds :
+                   {std::vector<int64_t>{0, n_keys / 2, n_ctx}, {0, 7, 16, 16, n_keys - 1, n_ctx}}) {
+                const int shares = static_cast<int>(bounds.size()) - 1;
+                std::vector<float> outs(size_t(shares) * rows * head_dim), stats(size_t(shares) * rows * 2);
+                for (int p = 0; p < shares; ++p) {
+                  ck::attend_tokens(q.data(), stride, heads, tokens, {kt.bytes.data(), f16}, {v.bytes.data(), f16},
+                                    head_dim, n_keys, window, 0.3f, scratch.data(),
+                                    outs.data() + size_t(p) * rows * head_dim, stride,
+                                    {bounds[p], bounds[p + 1], stats.data() + size_t(p) * rows * 2});
+                }
+                std::vector<float> merged(whole.size());
+                ck::merge_key_shares(outs.data(), stats.data(), shares, rows, head_dim, merged.data());
+                INFO("head_dim " << head_dim << ", keys " << n_keys << ", tokens " << tokens << ", window " << window
+                                 << ", shares " << shares << (f16 ? ", f16" : ", f32"));
+                for (size_t i = 0; i < whole.size(); ++i) REQUIRE(merged[i] == Approx(whole[i]).epsilon(1e-5).margin(1e-6));
               }
             }
           }
