@@ -107,8 +107,10 @@ constexpr int64_t kMinShareKeys = 256;
 
 // Shares of the keys that one token's attention splits into: enough for
 // two work items per thread where the (KV head, head chunk) items are
-// fewer, each share at least kMinShareKeys; 1 for no split.
+// fewer, each share at least kMinShareKeys; 1 for no split (and on one
+// thread, where a split only adds the merge).
 int key_shares(const Team& team, const ModelConfig& c, const RunState& s, int64_t n_keys, int window) {
+  if (team.size() == 1) return 1;
   const int group = c.n_heads / c.n_kv_heads;
   const int items = c.n_kv_heads * ((group + kMaxAttendHeads - 1) / kMaxAttendHeads);
   const int64_t seen = window > 0 ? std::min<int64_t>(n_keys, window) : n_keys;
