@@ -12,6 +12,16 @@ namespace ck {
 inline constexpr int kMaxAttendHeads = 8;
 inline constexpr int kMaxAttendTokens = 4;
 
+// A KV head's group of query heads in chunks of at most kMaxAttendHeads:
+// `chunks` chunks of `size` heads (the last one may have fewer).
+struct HeadChunks {
+  int size, chunks;
+};
+inline HeadChunks head_chunks(int group) {
+  const int size = group < kMaxAttendHeads ? group : kMaxAttendHeads;
+  return {size, (group + size - 1) / size};
+}
+
 // One KV head's keys or values in the cache: floats, or IEEE halves (the
 // default cache type, as llama.cpp's; the products convert in registers).
 struct KvView {

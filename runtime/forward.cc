@@ -111,8 +111,7 @@ constexpr int64_t kMinShareKeys = 256;
 // thread, where a split only adds the merge).
 int key_shares(const Team& team, const ModelConfig& c, const RunState& s, int64_t n_keys, int window) {
   if (team.size() == 1) return 1;
-  const int group = c.n_heads / c.n_kv_heads;
-  const int items = c.n_kv_heads * ((group + kMaxAttendHeads - 1) / kMaxAttendHeads);
+  const int items = c.n_kv_heads * head_chunks(c.n_heads / c.n_kv_heads).chunks;
   const int64_t seen = window > 0 ? std::min<int64_t>(n_keys, window) : n_keys;
   const int64_t wanted = (2 * team.size() + items - 1) / items;
   return static_cast<int>(std::clamp<int64_t>(std::min(wanted, seen / kMinShareKeys), 1, s.max_key_shares));
@@ -128,7 +127,7 @@ int key_shares(const Team& team, const ModelConfig& c, const RunState& s, int64_
 void attend_in_shares(Team& team, const ModelConfig& c, RunState& s, int layer, const BatchRun& run, int window,
                       int shares) {
   const int group = c.n_heads / c.n_kv_heads, hd = c.head_dim;
-  const int chunk = std::min(group, kMaxAttendHeads), chunks = (group + chunk - 1) / chunk;
+  const auto [chunk, chunks] = head_chunks(group);
   const int64_t n_keys = run.pos + 1;
   const int64_t first = window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
   // Share p's keys: [bound(p), bound(p + 1)), inner bounds at tile starts.

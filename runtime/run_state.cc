@@ -16,9 +16,8 @@ struct BufferSizes {
 // Query rows of all KV heads when each head's group is padded to whole
 // chunks of kMaxAttendHeads (the key shares' layout).
 size_t padded_query_rows(const ModelConfig& c) {
-  const int group = c.n_heads / c.n_kv_heads;
-  const int chunk = std::min(group, kMaxAttendHeads);
-  return static_cast<size_t>(c.n_kv_heads) * ((group + chunk - 1) / chunk) * chunk;
+  const HeadChunks h = head_chunks(c.n_heads / c.n_kv_heads);
+  return static_cast<size_t>(c.n_kv_heads) * h.chunks * h.size;
 }
 
 int key_positions(int n_ctx) { return static_cast<int>((n_ctx + kKeyTile - 1) / kKeyTile * kKeyTile); }
