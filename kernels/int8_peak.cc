@@ -87,7 +87,15 @@ int64_t ByteDotLoop(int64_t iterations, int32_t* sink) {
   using V = decltype(hn::Zero(d32));
   const V total = hn::Add(hn::Add(hn::Add(V{a0}, V{a1}), hn::Add(V{a2}, V{a3})),
                           hn::Add(hn::Add(V{a4}, V{a5}), hn::Add(V{a6}, V{a7})));
-  *sink = hn::GetLane(hn::SumOfLanes(d32, total));
+  // The chains wrap around int32 (vpdpbusd wraps), so the lanes are summed as
+  // unsigned: GCC's AVX-512 reduce-add adds them as signed ints, which UBSan
+  // rightly calls an overflow.
+  const hn::ScalableTag<uint32_t> du32;
+  HWY_ALIGN uint32_t lanes[hn::MaxLanes(du32)];
+  hn::Store(hn::BitCast(du32, total), du32, lanes);
+  uint32_t folded = 0;
+  for (size_t i = 0; i < hn::Lanes(du32); ++i) folded += lanes[i];
+  *sink = static_cast<int32_t>(folded);
   // Each instruction: one product per byte lane.
   return iterations * 8 * static_cast<int64_t>(hn::Lanes(d8));
 #endif
