@@ -472,32 +472,41 @@ bool QuantizeRowInt8(const float* x, int64_t cols, int64_t width, int8_t* q, flo
   const hn::CappedTag<float, 16> df;
   const hn::Rebind<int32_t, decltype(df)> di;
   const hn::Rebind<int8_t, decltype(df)> di8;
-  const size_t L = hn::Lanes(df);
-  float spike_level = std::numeric_limits<float>::infinity();
-  if (residual != nullptr) {
-    auto sq = hn::Zero(df);
-    for (int64_t i = 0; i < cols; i += static_cast<int64_t>(L)) {
-      const auto v = hn::LoadU(df, x + i);
-      sq = hn::MulAdd(v, v, sq);
-    }
-    spike_level = spike * std::sqrt(hn::GetLane(hn::SumOfLanes(df, sq)) / static_cast<float>(cols));
+  const int64_t L = static_cast<int64_t>(hn::Lanes(df));
+  // One pass over the row for what needs the whole row: the sum of squares
+  // (the spike level) and whether any value is non-finite (x * 0 is NaN
+  // then), so that the blocks need not check it one by one. Two chains of
+  // each: one FMA chain was latency-bound (cols is a multiple of 32 >= 2L).
+  auto sq0 = hn::Zero(df), sq1 = hn::Zero(df), nf0 = hn::Zero(df), nf1 = hn::Zero(df);
+  for (int64_t i = 0; i < cols; i += 2 * L) {
+    const auto v0 = hn::LoadU(df, x + i), v1 = hn::LoadU(df, x + i + L);
+    sq0 = hn::MulAdd(v0, v0, sq0);
+    sq1 = hn::MulAdd(v1, v1, sq1);
+    nf0 = hn::Add(nf0, hn::Mul(v0, hn::Zero(df)));
+    nf1 = hn::Add(nf1, hn::Mul(v1, hn::Zero(df)));
   }
+  const bool row_finite = hn::GetLane(hn::SumOfLanes(df, hn::Add(nf0, nf1))) == 0.0f;
+  const float spike_level = residual != nullptr
+                                ? spike * std::sqrt(hn::GetLane(hn::SumOfLanes(df, hn::Add(sq0, sq1))) /
+                                                    static_cast<float>(cols))
+                                : std::numeric_limits<float>::infinity();
   bool any_spiky = false;
   for (int64_t b = 0; b < cols / width; ++b) {
     const float* xb = x + width * b;
     float* rb = residual != nullptr ? residual + width * b : nullptr;
     float* s16 = sum16 + width / 16 * b;
     float* s32 = sum32 + width / 32 * b;
-    auto amax = hn::Zero(df), nonfinite = hn::Zero(df);
-    for (int64_t i = 0; i < width; i += static_cast<int64_t>(L)) {
-      const auto v = hn::LoadU(df, xb + i);
-      amax = hn::Max(amax, hn::Abs(v));
-      nonfinite = hn::Add(nonfinite, hn::Mul(v, hn::Zero(df)));  // NaN unless every value is finite
+    bool finite = true;
+    auto amax = hn::Zero(df);
+    for (int64_t i = 0; i < width; i += L) amax = hn::Max(amax, hn::Abs(hn::LoadU(df, xb + i)));
+    if (!row_finite) {
+      auto nonfinite = hn::Zero(df);
+      for (int64_t i = 0; i < width; i += L) {
+        nonfinite = hn::Add(nonfinite, hn::Mul(hn::LoadU(df, xb + i), hn::Zero(df)));
+      }
+      finite = hn::GetLane(hn::SumOfLanes(df, nonfinite)) == 0.0f;
     }
-    const float m = hn::GetLane(hn::MaxOfLanes(df, amax));
-    const bool spiky = m > spike_level;
-    if (rb != nullptr && !spiky) std::fill_n(rb, width, 0.0f);
-    if (!(hn::GetLane(hn::SumOfLanes(df, nonfinite)) == 0.0f)) {
+    if (!finite) {
       scale[b] = std::numeric_limits<float>::quiet_NaN();
       std::fill_n(s16, width / 16, scale[b]);
       std::fill_n(s32, width / 32, scale[b]);
@@ -505,23 +514,33 @@ bool QuantizeRowInt8(const float* x, int64_t cols, int64_t width, int8_t* q, flo
       if (rb != nullptr) std::fill_n(rb, width, 0.0f);
       continue;
     }
+    const float m = hn::GetLane(hn::MaxOfLanes(df, amax));
+    const bool spiky = m > spike_level;
+    if (rb != nullptr && !spiky) std::fill_n(rb, width, 0.0f);
     any_spiky |= spiky;
     const float d = m / 127.0f;
     const auto vd = hn::Set(df, d);
     const auto inv = hn::Set(df, d > 0.0f ? 1.0f / d : 0.0f);
     for (int64_t i32 = 0; i32 < width; i32 += 32) {
-      int32_t halves[2] = {0, 0};
-      for (int64_t i = i32; i < i32 + 32; i += static_cast<int64_t>(L)) {
-        const auto v = hn::LoadU(df, xb + i);
-        const auto qi = hn::NearestInt(hn::Mul(v, inv));
-        hn::StoreU(hn::DemoteTo(di8, qi), di8, q + width * b + i);
-        if (spiky) hn::StoreU(hn::NegMulAdd(hn::ConvertTo(df, qi), vd, v), df, rb + i);
-        // A vector of at most 16 lanes never straddles the two halves.
-        halves[(i - i32) / 16] += hn::GetLane(hn::SumOfLanes(di, qi));
-      }
-      s16[i32 / 16] = static_cast<float>(halves[0]) * d;
-      s16[i32 / 16 + 1] = static_cast<float>(halves[1]) * d;
-      s32[i32 / 32] = static_cast<float>(halves[0] + halves[1]) * d;
+      // Rounds the 16 values at i16 (whole vectors: L <= 16) and returns
+      // the sum of their q. Two named sums, not an array: GCC kept an array
+      // on the stack and read both halves back as one 8-byte load, a failed
+      // store forwarding that took a fifth of this function's time.
+      const auto half = [&](int64_t i16) {
+        auto qsum = hn::Zero(di);
+        for (int64_t i = i16; i < i16 + 16; i += L) {
+          const auto v = hn::LoadU(df, xb + i);
+          const auto qi = hn::NearestInt(hn::Mul(v, inv));
+          hn::StoreU(hn::DemoteTo(di8, qi), di8, q + width * b + i);
+          if (spiky) hn::StoreU(hn::NegMulAdd(hn::ConvertTo(df, qi), vd, v), df, rb + i);
+          qsum = hn::Add(qsum, qi);
+        }
+        return hn::GetLane(hn::SumOfLanes(di, qsum));
+      };
+      const int32_t low = half(i32), high = half(i32 + 16);
+      s16[i32 / 16] = static_cast<float>(low) * d;
+      s16[i32 / 16 + 1] = static_cast<float>(high) * d;
+      s32[i32 / 32] = static_cast<float>(low + high) * d;
     }
     scale[b] = d;
   }

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "kernels/blocks.h"
@@ -304,6 +305,52 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
       std::vector<float> Y(static_cast<size_t>(3 * rows));
       gemm(dt, m.bytes.data(), rows, cols, X.data(), 3, Y.data());
       check_close(Y, ref, rounding(dt, 3));
+    });
+  }
+}
+
+// A NaN or an infinity in a token's activations makes every output of that
+// token non-finite, as fp32 arithmetic would (the int8 rounding gives its
+// block a NaN scale), and changes no bit of the other tokens' outputs: the
+// integer GEMM (13 tokens), the decode GEMV of a batch (3) and of one.
+TEST_CASE("a non-finite activation spoils its own token's outputs only, on every target", "[gemv][gemm]") {
+  std::mt19937 rng(5);
+  for (DType dt : kNative) {
+    const Matrix m = random_matrix(dt, 37, traits(dt).block_size == 1 ? 300 : 1024, rng);
+    const std::vector<float> clean = random_vector(13 * m.cols, rng);
+    std::vector<float> X = clean;
+    X[2 * m.cols + 5] = std::numeric_limits<float>::quiet_NaN();
+    X[9 * m.cols + 40] = std::numeric_limits<float>::infinity();
+    X[11 * m.cols + m.cols - 1] = -std::numeric_limits<float>::infinity();
+    for_each_target([&] {
+      INFO(traits(dt).name);
+      for (int64_t n : {13, 3, 1}) {
+        INFO(n << " tokens");
+        std::vector<float> Y(static_cast<size_t>(n * m.rows)), Yclean(Y.size());
+        // Token 0 stays clean; one token is the bad one in the shorter runs.
+        std::vector<float> Xn(X.begin(), X.begin() + n * m.cols), Cn(clean.begin(), clean.begin() + n * m.cols);
+        if (n < 13) std::copy_n(X.begin() + 2 * m.cols, m.cols, Xn.begin() + (n - 1) * m.cols);
+        const bool bad_last = n < 13;
+        if (n == 1) {
+          gemv(dt, m.bytes.data(), m.rows, m.cols, Xn.data(), Y.data());
+          gemv(dt, m.bytes.data(), m.rows, m.cols, Cn.data(), Yclean.data());
+        } else {
+          gemm(dt, m.bytes.data(), m.rows, m.cols, Xn.data(), n, Y.data());
+          gemm(dt, m.bytes.data(), m.rows, m.cols, Cn.data(), n, Yclean.data());
+        }
+        for (int64_t t = 0; t < n; ++t) {
+          const bool bad = n == 13 ? (t == 2 || t == 9 || t == 11) : (bad_last && t == n - 1);
+          int64_t finite = 0, differ = 0;
+          for (int64_t r = 0; r < m.rows; ++r) {
+            const float y = Y[t * m.rows + r];
+            finite += std::isfinite(y) ? 1 : 0;
+            differ += std::memcmp(&y, &Yclean[t * m.rows + r], sizeof y) != 0 ? 1 : 0;
+          }
+          INFO("token " << t);
+          CHECK(finite == (bad ? 0 : m.rows));
+          if (!bad) CHECK(differ == 0);
+        }
+      }
     });
   }
 }
