@@ -13,6 +13,7 @@
 #include "kernels/ops.h"
 #include "kernels/simd_target.h"
 #include "kernels/team.h"
+#include "runtime/decode_threads.h"
 #include "runtime/forward_profile.h"
 #include "runtime/session.h"
 
@@ -106,14 +107,15 @@ void rmsnorm_rows(const TensorView& weight, float* x, int64_t n, int width, floa
 constexpr int64_t kMinShareKeys = 256;
 
 // Shares of the keys that one token's attention splits into: enough for
-// two work items per thread where the (KV head, head chunk) items are
-// fewer, each share at least kMinShareKeys; 1 for no split (and on one
-// thread, where a split only adds the merge).
-int key_shares(const Team& team, const ModelConfig& c, const RunState& s, int64_t n_keys, int window) {
-  if (team.size() == 1) return 1;
+// two work items per planned thread (s.planned_threads, whatever the team's
+// size) where the (KV head, head chunk) items are fewer, each share at
+// least kMinShareKeys; 1 for no split (and for one planned thread, where a
+// split only adds the merge).
+int key_shares(const ModelConfig& c, const RunState& s, int64_t n_keys, int window) {
+  if (s.planned_threads == 1) return 1;
   const int items = c.n_kv_heads * head_chunks(c.n_heads / c.n_kv_heads).chunks;
   const int64_t seen = window > 0 ? std::min<int64_t>(n_keys, window) : n_keys;
-  const int64_t wanted = (2 * team.size() + items - 1) / items;
+  const int64_t wanted = (2 * s.planned_threads + items - 1) / items;
   return static_cast<int>(std::clamp<int64_t>(std::min(wanted, seen / kMinShareKeys), 1, s.max_key_shares));
 }
 
@@ -175,7 +177,7 @@ void attention(Team& team, const ModelConfig& c, RunState& s, int layer, std::sp
   const int hd = c.head_dim;
   const int window = c.is_local(layer) ? c.sliding_window : 0;
   if (n == 1) {
-    const int shares = key_shares(team, c, s, runs[0].pos + 1, window);
+    const int shares = key_shares(c, s, runs[0].pos + 1, window);
     if (shares > 1) return attend_in_shares(team, c, s, layer, runs[0], window, shares);
   }
   // Tokens and heads per item: as many as fit, halved while there would be
@@ -188,8 +190,9 @@ void attention(Team& team, const ModelConfig& c, RunState& s, int layer, std::sp
     return blocks;
   };
   auto items_for = [&](int tok, int ch) { return blocks_for(tok) * c.n_kv_heads * ((group + ch - 1) / ch); };
-  while (span > 1 && items_for(span, chunk) < 2 * team.size()) span = (span + 1) / 2;
-  while (chunk > 1 && items_for(span, chunk) < 2 * team.size()) chunk = (chunk + 1) / 2;
+  // (Items per planned thread, as key_shares: the same items on a smaller team.)
+  while (span > 1 && items_for(span, chunk) < 2 * s.planned_threads) span = (span + 1) / 2;
+  while (chunk > 1 && items_for(span, chunk) < 2 * s.planned_threads) chunk = (chunk + 1) / 2;
   const int chunks = (group + chunk - 1) / chunk;
   const int64_t scratch_floats = attend_scratch_floats(s.n_ctx, hd);
   float* scratch = s.attend_scratch.get() + static_cast<size_t>(team.thread()) * scratch_floats;
@@ -373,13 +376,22 @@ void forward(const ModelConfig& c, const Weights& w, RunState& s, const int32_t*
   for (const BatchRun& r : runs) n += r.n;
   const int64_t layer_work =
       int64_t{n} * c.dim * (2 * c.q_dim() + 2 * c.kv_dim() + 3 * int64_t{c.ffn_dim});
-  const int threads = layer_work >= kMinParallelLayer ? std::min(omp_get_max_threads(), s.n_scratch) : 1;
+  s.planned_threads = layer_work >= kMinParallelLayer ? std::min(omp_get_max_threads(), s.n_scratch) : 1;
+  // A decode pass (one token) may run on fewer threads (decode_threads.h).
+  const bool decode = n == 1;
+  const DecodeThreads::Pick pick = decode ? decode_threads().next(s.planned_threads) : DecodeThreads::Pick{};
+  const int threads = decode ? pick.threads : s.planned_threads;
   bool stopped = false;
   ForwardProfile* profile = recording_forward_profile();
+  const auto start = std::chrono::steady_clock::now();
   run_team(
       threads, [&](Team& team) { forward_pass(team, c, w, s, tokens, runs, n, all_logits, stop, stopped, profile); },
       profile != nullptr ? recording_barrier_wait() : nullptr);
   if (stopped) throw EvalStopped();
+  if (decode) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+    decode_threads().record(s.planned_threads, pick, ns.count());
+  }
   if (profile != nullptr) {
     ++profile->passes;
     profile->tokens += n;

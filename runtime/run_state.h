@@ -48,6 +48,10 @@ struct RunState {
   // each share's outputs, (max_key_shares, n_kv_heads, head chunks x
   // kMaxAttendHeads, head_dim) at most, and its two stats per row.
   int max_key_shares = 0;  // 2 n_scratch: two work items per thread
+  // The threads forward() planned the current pass for. The keys' split
+  // follows it, not the team's size, so that a decode pass on fewer threads
+  // (runtime/decode_threads.h) computes the same bits.
+  int planned_threads = 1;
   std::unique_ptr<float[]> share_out;
   std::unique_ptr<float[]> share_stats;
   std::unique_ptr<float[]> logits;   // (S, vocab): of the last token of each sequence of the batch

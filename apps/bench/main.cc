@@ -19,8 +19,10 @@
 #include "apps/common/thread_count.h"
 #include "kernels/bandwidth.h"
 #include "kernels/int8_peak.h"
+#include "runtime/decode_threads.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
+#include "runtime/threads.h"
 
 namespace {
 
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
                            cache_v = {"f16"};
   int reps = 5, n_batch = 512;
   std::string output = "md";
-  bool no_warmup = false, profile = false;
+  bool no_warmup = false, profile = false, fixed_threads = false;
   app.add_option("-m,--model", models, "Model files (.gguf or .bump), repeatable or comma-separated; " +
                                            ck::app::default_model_help())
       ->delimiter(',');
@@ -67,6 +69,10 @@ int main(int argc, char** argv) {
   app.add_option("-r,--repetitions", reps, "Timed repetitions per test")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("-o,--output", output, "Output format: md, csv, json, jsonl")->capture_default_str();
   app.add_flag("--no-warmup", no_warmup, "Skip the untimed warm-up run of each test");
+  app.add_flag("--fixed-threads", fixed_threads,
+               "Decode on exactly -t threads. By default a decode pass may run on half of them while that has "
+               "been faster lately (another process busy on the cores; docs/threading.md), as in ck-run, ck-chat "
+               "and ck-server");
   app.add_flag("--profile", profile,
                "Also record where the timed runs' time goes: each step of the forward pass per token (matmuls "
                "with their shape and multiply-adds per second, attention, the other ops) and the threads' "
@@ -76,6 +82,7 @@ int main(int argc, char** argv) {
     const auto format = ck::bench::parse_output_format(output);
     std::vector<std::pair<int, int>> pgs;
     for (const auto& s : pg) pgs.push_back(ck::bench::parse_pg(s));
+    if (fixed_threads) ck::decode_threads().fix(ck::kMaxThreads);
     const auto tests = ck::bench::expand_tests(ints(prompt), ints(gen), pgs, ints(depth));
     if (tests.empty()) throw std::runtime_error("nothing to run: every -p, -n and -pg is 0");
     std::vector<int> thread_counts = threads.empty() ? std::vector<int>{ck::default_threads()} : ints(threads);

@@ -137,8 +137,12 @@ class MarkdownPrinter : public Printer {
     int64_t total_ns = 0;
     for (const StepTotals& s : p.steps) total_ns += s.ns;
     const double per_token = 1.0 / static_cast<double>(p.tokens);
-    std::fprintf(out_, "\nProfile of %s, %s, %d threads (%lld passes, %lld tokens): %.1f us per token\n\n",
-                 r.model_type.c_str(), r.test.name().c_str(), r.n_threads, static_cast<long long>(p.passes),
+    // Decode passes may have run on fewer threads (runtime/decode_threads.h).
+    const double team = p.passes > 0 ? static_cast<double>(p.thread_passes) / static_cast<double>(p.passes) : 0.0;
+    std::fprintf(out_,
+                 "\nProfile of %s, %s, %d threads (%lld passes, %.2f threads per pass, %lld tokens): %.1f us per "
+                 "token\n\n",
+                 r.model_type.c_str(), r.test.name().c_str(), r.n_threads, static_cast<long long>(p.passes), team,
                  static_cast<long long>(p.tokens), 1e-3 * static_cast<double>(total_ns) * per_token);
     std::fprintf(out_, "| %-32s | %13s | %10s | %6s | %8s | %6s |\n", "step", "rows x cols", "us/token", "%", "GMAC/s",
                  "% peak");
