@@ -27,13 +27,15 @@ using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 
 // The register tile of Products: kQ rows of s (broadcast one scalar each)
-// against kU vectors of m's columns. With AVX-512's 32 registers 4 x 4
-// accumulators, elsewhere 4 x 2; each load of m serves kQ rows, and the 16
-// or 8 FMA chains keep both FMA units busy.
-constexpr int kTileRows = 4;
+// against kU vectors of m's columns. With AVX-512's 32 registers 6 x 4
+// accumulators, elsewhere 4 x 2; each load of m (and its conversion from
+// f16, which takes the FMA ports too) serves kQ rows, and the 24 or 8 FMA
+// chains keep both FMA units busy.
 #if HWY_TARGET <= HWY_AVX3
+constexpr int kTileRows = 6;
 constexpr int kTileVectors = 4;
 #else
+constexpr int kTileRows = 4;
 constexpr int kTileVectors = 2;
 #endif
 // The KV cache holds floats or IEEE halves (uint16_t): one vector of m's
@@ -125,6 +127,16 @@ HWY_INLINE void ProductColumns(const float* s, int64_t s_stride, int rows, const
   const float* sg = s + g * s_stride;
   float* og = out + g * out_stride;
   switch (rows - g) {
+    case 5:
+      if constexpr (kTileRows > 5) {
+        ProductTile<5, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid);
+      }
+      break;
+    case 4:
+      if constexpr (kTileRows > 4) {
+        ProductTile<4, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid);
+      }
+      break;
     case 3: ProductTile<3, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
     case 2: ProductTile<2, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
     case 1: ProductTile<1, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
