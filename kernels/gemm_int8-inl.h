@@ -496,17 +496,10 @@ bool QuantizeRowInt8(const float* x, int64_t cols, int64_t width, int8_t* q, flo
     float* rb = residual != nullptr ? residual + width * b : nullptr;
     float* s16 = sum16 + width / 16 * b;
     float* s32 = sum32 + width / 32 * b;
-    bool finite = true;
     auto amax = hn::Zero(df);
     for (int64_t i = 0; i < width; i += L) amax = hn::Max(amax, hn::Abs(hn::LoadU(df, xb + i)));
-    if (!row_finite) {
-      auto nonfinite = hn::Zero(df);
-      for (int64_t i = 0; i < width; i += L) {
-        nonfinite = hn::Add(nonfinite, hn::Mul(hn::LoadU(df, xb + i), hn::Zero(df)));
-      }
-      finite = hn::GetLane(hn::SumOfLanes(df, nonfinite)) == 0.0f;
-    }
-    if (!finite) {
+    // (Rare: which blocks of a row with a non-finite value hold one.)
+    if (!row_finite && !std::all_of(xb, xb + width, [](float v) { return std::isfinite(v); })) {
       scale[b] = std::numeric_limits<float>::quiet_NaN();
       std::fill_n(s16, width / 16, scale[b]);
       std::fill_n(s32, width / 32, scale[b]);

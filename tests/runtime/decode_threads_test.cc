@@ -90,9 +90,7 @@ TEST_CASE("decode on a team of one gives the same bits as on two", "[threads][fo
   const auto g = ck::test::load_golden("smollm2_fox");
   REQUIRE(ck::test::model_available(g.model));
   auto model = ck::Model::load(g.model);
-  std::vector<int32_t> tokens;
-  while (tokens.size() < 530) tokens.insert(tokens.end(), g.tokens.begin(), g.tokens.end());
-  tokens.resize(530);
+  const std::vector<int32_t> tokens = ck::test::repeated_prompt(g, 530);
   ck::set_threads(2);
   std::vector<std::vector<float>> logits[2];
   for (int team : {1, 2}) {

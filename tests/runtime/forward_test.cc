@@ -212,9 +212,7 @@ TEST_CASE("decode deep in the context (keys split over the threads) matches pref
   const auto g = ck::test::load_golden("smollm2_fox");
   REQUIRE(ck::test::model_available(g.model));
   auto model = ck::Model::load(g.model);
-  std::vector<int32_t> tokens;
-  while (tokens.size() < 530) tokens.insert(tokens.end(), g.tokens.begin(), g.tokens.end());
-  tokens.resize(530);
+  const std::vector<int32_t> tokens = ck::test::repeated_prompt(g, 530);
   const int n = static_cast<int>(tokens.size()), V = g.n_vocab, decoded = 4;
   std::vector<float> prefill, head;
   ck::Session whole(*model, {.n_ctx = 640, .kv_types = kF32Cache});

@@ -81,4 +81,12 @@ std::filesystem::path stories_gguf() {
 std::filesystem::path smollm2_gguf() { return std::filesystem::path(CK_MODELS_DIR) / "SmolLM2-135M-Instruct.Q4_1.gguf"; }
 bool model_available(const std::filesystem::path& p) { return std::filesystem::exists(p); }
 
+std::vector<int32_t> repeated_prompt(const Golden& g, size_t n) {
+  if (g.tokens.empty()) throw std::runtime_error("golden " + g.name + " has no prompt tokens");
+  std::vector<int32_t> tokens;
+  while (tokens.size() < n) tokens.insert(tokens.end(), g.tokens.begin(), g.tokens.end());
+  tokens.resize(n);
+  return tokens;
+}
+
 }  // namespace ck::test

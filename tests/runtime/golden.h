@@ -28,6 +28,10 @@ struct Golden {
 
 Golden load_golden(const std::string& name);
 
+// The golden's prompt repeated and cut to n tokens: a long context from a
+// short prompt (decode deep in the context, past the keys' split).
+std::vector<int32_t> repeated_prompt(const Golden& g, size_t n);
+
 // The paths of the test models (stories260K: a private copy, converted
 // there, never beside the shared data); model_available() is false when a
 // downloaded model is missing (scripts/fetch-models.sh fetches it).
