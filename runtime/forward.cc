@@ -129,7 +129,10 @@ int key_shares(const ModelConfig& c, const RunState& s, int64_t n_keys, int wind
 void attend_in_shares(Team& team, const ModelConfig& c, RunState& s, int layer, const BatchRun& run, int window,
                       int shares) {
   const int group = c.n_heads / c.n_kv_heads, hd = c.head_dim;
-  const auto [chunk, chunks] = head_chunks(group);
+  // Named copies, not a structured binding: the lambdas below capture them
+  // (clang before 16 rejects capturing a binding).
+  const HeadChunks split = head_chunks(group);
+  const int chunk = split.size, chunks = split.chunks;
   const int64_t n_keys = run.pos + 1;
   const int64_t first = window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
   // Share p's keys: [bound(p), bound(p + 1)), inner bounds at tile starts.
