@@ -83,23 +83,27 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
   const hn::Rebind<hwy::float16_t, decltype(d1)> dh;
   return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
 }
-// The weights' stream prefetched kStreamAhead bytes ahead of a kernel's
-// reads, a line at a time as the kernel moves on (Past(end of what it is
-// about to read), once per group of blocks), and across rows: a matrix's
-// rows are contiguous, so a row starts where the last one's prefetches
-// left off. Without software prefetch the hardware prefetcher alone left a
-// core waiting on DRAM for a third of the time (docs/kernels.md); the
-// whole row two ahead in one burst at each row's start, as until session
-// 15, helped short rows but cost long ones 7-20 %, and from DRAM it
-// streamed Q8_0 at 12.7 GB/s (1 thread, Zen 3) where this does 15.5
-// (docs/kernels.md, session 15).
-constexpr int64_t kStreamAhead = 2048;
+// The weights' stream prefetched in two steps as a kernel moves on (Past(end
+// of what it is about to read), once per group of blocks): each line
+// kStreamAhead bytes ahead into L2 (prefetcht2), then kL1Ahead bytes ahead
+// into L1 (prefetcht0). A matrix's rows are contiguous, so a row starts
+// where the last one's prefetches left off. A prefetch into L1 holds one of
+// the core's few L1 fill buffers until its line arrives; into L2 it does
+// not, so more lines are in flight from DRAM. With every line 2 KB ahead
+// into L1, as until session 19, Q8_0 decode of the 1.1B file streamed 9.5
+// GB/s per thread on the Xeon; this way 11.3 (+20 %, AVX2 target +22 %;
+// Q4_K_M +6 %, Q6_K +5 %; docs/kernels.md, session 20). Without software
+// prefetch the hardware prefetcher alone left a core waiting on DRAM for a
+// third of the time (session 15).
+constexpr int64_t kStreamAhead = 3072, kL1Ahead = 1024;
+HWY_INLINE void PrefetchToL2(const void* p) { __builtin_prefetch(p, 0, 1); }
 class StreamAhead {
  public:
   explicit StreamAhead(const void* row) : next_(static_cast<const uint8_t*>(row) + kStreamAhead) {}
   HWY_INLINE void Past(const void* end) {
     for (const uint8_t* until = static_cast<const uint8_t*>(end) + kStreamAhead; next_ < until; next_ += 64) {
-      hwy::Prefetch(next_);
+      PrefetchToL2(next_);
+      hwy::Prefetch(next_ - (kStreamAhead - kL1Ahead));
     }
   }
 
@@ -107,14 +111,16 @@ class StreamAhead {
   const uint8_t* next_;
 };
 
-// The same for the float kernels' short steps (kStep bytes, 32-128):
-// kStreamAhead past p, a prefetch per line of the step and no test, as
-// StreamAhead's test per step cost the F16 kernel 16 % in cache (this:
-// 6 %, session 15). Where a step is half a line, each line is asked for
-// twice.
+// For the float kernels' short steps (kStep bytes, 32-128): each line
+// kFloatAhead bytes past p into L1, a prefetch per line of the step and no
+// test, as StreamAhead's test per step cost the F16 kernel 16 % in cache
+// (this: 6 %, session 15). Where a step is half a line, each line is asked
+// for twice. (The two-step stream above was measured on the quantized
+// kernels only.)
+constexpr size_t kFloatAhead = 2048;
 template <size_t kStep>
 HWY_INLINE void PrefetchStep(const void* p) {
-  for (size_t off = 0; off < kStep; off += 64) hwy::Prefetch(static_cast<const uint8_t*>(p) + kStreamAhead + off);
+  for (size_t off = 0; off < kStep; off += 64) hwy::Prefetch(static_cast<const uint8_t*>(p) + kFloatAhead + off);
 }
 
 // y[r] = dot(row r, x) for rows [r0, r1).
@@ -139,7 +145,7 @@ HWY_INLINE void DotInto(const uint8_t* row, int64_t cols, const float* x, const 
 HWY_INLINE void PrefetchStart(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1) {
   const uint8_t* first = W + static_cast<size_t>(r0) * row_bytes;
   const size_t bytes = std::min<size_t>(kStreamAhead, static_cast<size_t>(r1 - r0) * row_bytes);
-  for (size_t off = 0; off < bytes; off += 64) hwy::Prefetch(first + off);
+  for (size_t off = 0; off < bytes; off += 64) PrefetchToL2(first + off);
 }
 
 template <class K>
