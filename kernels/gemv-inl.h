@@ -90,8 +90,8 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
 // where the last one's prefetches left off. A prefetch into L1 holds one of
 // the core's few L1 fill buffers until its line arrives; into L2 it does
 // not, so more lines are in flight from DRAM. With every line 2 KB ahead
-// into L1, as until session 19, Q8_0 decode of the 1.1B file streamed 9.5
-// GB/s per thread on the Xeon; this way 11.3 (+20 %, AVX2 target +22 %;
+// into L1, as until session 19, 1 thread decoded the 1.1B-shaped Q8_0 file
+// at 9.5 t/s on the Xeon; this way at 11.3 (+20 %, AVX2 target +22 %;
 // Q4_K_M +6 %, Q6_K +5 %; docs/kernels.md, session 20). Without software
 // prefetch the hardware prefetcher alone left a core waiting on DRAM for a
 // third of the time (session 15).
