@@ -137,8 +137,8 @@ HWY_INLINE void DotInto(const uint8_t* row, int64_t cols, const float* x, const 
   for (int u = 0; u < kN; ++u) y[(t + u) * y_stride] = out[u];
 }
 
-// The first kStreamAhead bytes of rows [r0, r1), which no row's stream
-// covers where the chunk does not follow the one its thread read last (a
+// The first kStreamAhead bytes of rows [r0, r1), into L2, which no row's
+// stream covers where the chunk does not follow the one its thread read last (a
 // thread's first chunk of a matrix, or one taken from a slower thread's
 // share: gemv.cc); without this its first lines were demand misses, a few
 // at a time (docs/kernels.md, session 16).
