@@ -138,10 +138,10 @@ HWY_INLINE void DotInto(const uint8_t* row, int64_t cols, const float* x, const 
 }
 
 // The first kStreamAhead bytes of rows [r0, r1), into L2, which no row's
-// stream covers where the chunk does not follow the one its thread read last (a
-// thread's first chunk of a matrix, or one taken from a slower thread's
-// share: gemv.cc); without this its first lines were demand misses, a few
-// at a time (docs/kernels.md, session 16).
+// stream covers where the chunk does not follow the one its thread read
+// last (a thread's first chunk of a matrix, or one taken from a slower
+// thread's share: gemv.cc); without this its first lines were demand
+// misses, a few at a time (docs/kernels.md, session 16).
 HWY_INLINE void PrefetchStart(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1) {
   const uint8_t* first = W + static_cast<size_t>(r0) * row_bytes;
   const size_t bytes = std::min<size_t>(kStreamAhead, static_cast<size_t>(r1 - r0) * row_bytes);
