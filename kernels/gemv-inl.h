@@ -3,7 +3,8 @@
 // Highway target (HWY_TARGET_INCLUDE + foreach_target.h): the vectors of a
 // call, the row loop and its entry points. The kernels: gemv_float-inl.h
 // (F32, F16, BF16, and their fp32 GEMM), gemv_int8-inl.h (the 32-weight
-// dtypes), gemv_int8_kquant-inl.h (the K-quants, IQ4_XS). The integer GEMM
+// dtypes), gemv_int8_kquant-inl.h (the K-quants, IQ4_XS;
+// gemv_int8_kquant_avx512-inl.h, their AVX-512 forms). The integer GEMM
 // of the quantized dtypes (prefill) is gemm_int8-inl.h.
 //
 // Weights are decoded in registers, never written out. The block-quantized

@@ -1,6 +1,7 @@
 // The decode GEMV kernels of the K-quants and IQ4_XS
-// (gemv_int8_kquant-inl.h), one set per Highway target, and their dispatch
-// table (gemv_rows.h).
+// (gemv_int8_kquant-inl.h; Q4_K, Q5_K and Q6_K on the AVX-512 targets:
+// gemv_int8_kquant_avx512-inl.h), one set per Highway target, and their
+// dispatch table (gemv_rows.h).
 #include "kernels/gemv_rows.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -11,10 +12,11 @@
 #include "kernels/gemv-inl.h"
 #include "kernels/gemv_int8-inl.h"
 #include "kernels/gemv_int8_kquant-inl.h"
+#include "kernels/gemv_int8_kquant_avx512-inl.h"
 
 #define CK_GEMV_KQUANT_KERNELS(ENTRY)                                                                 \
-  ENTRY(Q4_K, Q45_KInt8Kernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KInt8Kernel<BlockQ5_K>)                      \
-  ENTRY(Q6_K, Scaled16Kernel<BlockQ6_K>) ENTRY(Q2_K, Scaled16Kernel<BlockQ2_K>)                        \
+  ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)                           \
+  ENTRY(Q6_K, Q6_KKernel) ENTRY(Q2_K, Scaled16Kernel<BlockQ2_K>)                        \
   ENTRY(Q3_K, Scaled16Kernel<BlockQ3_K>) ENTRY(IQ4_XS, IQ4_XSInt8Kernel)
 
 HWY_BEFORE_NAMESPACE();
