@@ -79,7 +79,7 @@ HWY_INLINE __m512i SuperBlockSums(const __m512i* u, const __m512i* scale, const 
 // acc[t] += d * s_t * (the sums with q8k), and d * s'_t * (the sums with
 // r8k) where super-block k of vector t is spiky.
 template <int kN>
-HWY_INLINE void AccumulateWide(const __m512i* u, const __m512i* scale, int64_t k, float d,
+HWY_INLINE void AccumulateUnitPairs(const __m512i* u, const __m512i* scale, int64_t k, float d,
                                const std::array<XSums, kN>& x, __m512* acc) {
   for (int t = 0; t < kN; ++t) {
     const __m512i sums = SuperBlockSums(u, scale, x[t].q8k + k * kQK_K);
@@ -95,7 +95,7 @@ HWY_INLINE void AccumulateWide(const __m512i* u, const __m512i* scale, int64_t k
 // 256 bits) and 2g + 1 (their high nibbles, high 256 bits); Q5_K's fifth
 // bit of unit j is bit j of qh[0 .. 32).
 template <class Block>
-struct Q45_KWideKernel {
+struct Q45_KUnitPairKernel {
   static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
 
   template <int kN>
@@ -141,7 +141,7 @@ struct Q45_KWideKernel {
           u[g] = _mm512_mask_add_epi8(u[g], _mm512_test_epi8_mask(qh, bit), u[g], _mm512_set1_epi8(16));
         }
       }
-      AccumulateWide<kN>(u, scale, k, _mm_cvtss_f32(d_dmin), x, acc);
+      AccumulateUnitPairs<kN>(u, scale, k, _mm_cvtss_f32(d_dmin), x, acc);
     }
     const hn::Full256<float> d8;
     for (int t = 0; t < kN; ++t) {
@@ -150,13 +150,12 @@ struct Q45_KWideKernel {
   }
 };
 
-
 // Q6_K: in half h, quarters 0 and 1 (ql[64h .. 64h + 64), low nibbles) are
 // pair 2h, quarters 2 and 3 (the same bytes' high nibbles) pair 2h + 1,
 // their activations adjacent; the top two bits of quarter j are bits 2j of
 // qh[32h .. 32h + 32) (gemv_int8_kquant-inl.h, Scaled16Kernel::Quarter).
 // Each 16 bytes of a pair have their own scale: sub-blocks 4p .. 4p + 3.
-struct Q6_KWideKernel {
+struct Q6_KUnitPairKernel {
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
     const auto* blocks = reinterpret_cast<const BlockQ6_K*>(row);
@@ -192,15 +191,15 @@ struct Q6_KWideKernel {
         u[2 * h + 1] = _mm512_ternarylogic_epi32(high1, _mm512_srli_epi16(ql, 4), low4, 0xF8);
       }
       for (int p = 0; p < 4; ++p) scale[p] = scale_of[p].From(sc16);
-      AccumulateWide<kN>(u, scale, k, d, x, acc);
+      AccumulateUnitPairs<kN>(u, scale, k, d, x, acc);
     }
     for (int t = 0; t < kN; ++t) out[t] = _mm512_reduce_add_ps(_mm512_add_ps(acc[t], offset[t]));
   }
 };
 
 template <class Block>
-using Q45_KKernel = Q45_KWideKernel<Block>;
-using Q6_KKernel = Q6_KWideKernel;
+using Q45_KKernel = Q45_KUnitPairKernel<Block>;
+using Q6_KKernel = Q6_KUnitPairKernel;
 #else
 template <class Block>
 using Q45_KKernel = Q45_KInt8Kernel<Block>;

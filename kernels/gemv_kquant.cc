@@ -14,10 +14,9 @@
 #include "kernels/gemv_int8_kquant-inl.h"
 #include "kernels/gemv_int8_kquant_avx512-inl.h"
 
-#define CK_GEMV_KQUANT_KERNELS(ENTRY)                                                                 \
-  ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>)                           \
-  ENTRY(Q6_K, Q6_KKernel) ENTRY(Q2_K, Scaled16Kernel<BlockQ2_K>)                        \
-  ENTRY(Q3_K, Scaled16Kernel<BlockQ3_K>) ENTRY(IQ4_XS, IQ4_XSInt8Kernel)
+#define CK_GEMV_KQUANT_KERNELS(ENTRY)                                                                           \
+  ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>) ENTRY(Q6_K, Q6_KKernel)               \
+  ENTRY(Q2_K, Scaled16Kernel<BlockQ2_K>) ENTRY(Q3_K, Scaled16Kernel<BlockQ3_K>) ENTRY(IQ4_XS, IQ4_XSInt8Kernel)
 
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
