@@ -13,10 +13,11 @@
 // nibbles of 64 adjacent ql bytes, and their activations are adjacent too),
 // one shift, one mask, one pmaddubsw and one scaling (vpdpwssd on AVX3_DL:
 // pmaddwd and the add in one); the scales of a pair come from one vpermw of
-// the super-block's 16-bit scales. Q4_K's loop is about 64 instructions. In
-// cache (ck-kernel-bench hot, 1024 x 2048, Xeon, session 22): Q4_K 71.5 ->
-// 63.1 us, Q5_K 80.5 -> 75.3, Q6_K 110 -> 80.5; decode of the 1.1B-shaped
-// files +7 % (Q4_K_M) and +14 % (Q6_K) (docs/kernels.md, session 22).
+// the super-block's 16-bit scales. Q4_K's loop is about 70 instructions.
+// In cache (ck-kernel-bench hot, 1024 x 2048, Xeon, session 22): Q4_K
+// 71.5 -> 63.1 us, Q5_K 80.5 -> 75.3, Q6_K 110 -> 80.5; decode of the
+// 1.1B-shaped files +7 % (Q4_K_M) and +14 % (Q6_K) (docs/kernels.md,
+// session 22).
 //
 // Same arithmetic as the 256-bit kernels: activations rounded per
 // super-block (XSums' q8k), integer sub-block scales applied to the byte
