@@ -84,10 +84,9 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
   const hn::Rebind<hwy::float16_t, decltype(d1)> dh;
   return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
 }
-// The weights' stream prefetched in two steps as a kernel moves on (Past(end
-// of what it is about to read), once per group of blocks): each line
-// kStreamAhead bytes ahead into L2 (prefetcht2), then kL1Ahead bytes ahead
-// into L1 (prefetcht0). A matrix's rows are contiguous, so a row starts
+// The weights' stream prefetched in two steps as a kernel moves on: each
+// line kStreamAhead bytes ahead into L2 (prefetcht2), then kL1Ahead bytes
+// ahead into L1 (prefetcht0). A matrix's rows are contiguous, so a row starts
 // where the last one's prefetches left off. A prefetch into L1 holds one of
 // the core's few L1 fill buffers until its line arrives; into L2 it does
 // not, so more lines are in flight from DRAM. With every line 2 KB ahead
@@ -98,26 +97,29 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
 // third of the time (session 15).
 constexpr int64_t kStreamAhead = 3072, kL1Ahead = 1024;
 HWY_INLINE void PrefetchToL2(const void* p) { __builtin_prefetch(p, 0, 1); }
-class StreamAhead {
- public:
-  explicit StreamAhead(const void* row) : next_(static_cast<const uint8_t*>(row) + kStreamAhead) {}
-  HWY_INLINE void Past(const void* end) {
-    for (const uint8_t* until = static_cast<const uint8_t*>(end) + kStreamAhead; next_ < until; next_ += 64) {
-      PrefetchToL2(next_);
-      hwy::Prefetch(next_ - (kStreamAhead - kL1Ahead));
-    }
+// For a kernel step of kBytes at p (one block, or a group of blocks): the
+// lines at p + 64 i, i < ceil(kBytes / 64), that far ahead, a fixed count
+// with no test. Steps one after the other miss no line (where a step's
+// prefetches stop short of its last line, that line starts the next step),
+// and some lines are asked for twice (Q4_K: 3 per 144 bytes, for 2.25
+// lines). Until session 23 a loop asked for each line once, with a test
+// and a branch per line: this way Q4_K_M decoded 2-3 % faster (AVX2 target
+// 3-4 %) and SmolLM2 Q4_1 4-8 %, the others level (docs/kernels.md).
+template <size_t kBytes>
+HWY_INLINE void StreamStep(const void* p) {
+  const auto* bytes = static_cast<const uint8_t*>(p);
+  for (size_t off = 0; off < kBytes; off += 64) {
+    PrefetchToL2(bytes + kStreamAhead + off);
+    hwy::Prefetch(bytes + kL1Ahead + off);
   }
-
- private:
-  const uint8_t* next_;
-};
+}
 
 // For the float kernels' short steps (kStep bytes, 32-128): each line
 // kFloatAhead bytes past p into L1, a prefetch per line of the step and no
-// test, as StreamAhead's test per step cost the F16 kernel 16 % in cache
-// (this: 6 %, session 15). Where a step is half a line, each line is asked
-// for twice. (The two-step stream above was measured on the quantized
-// kernels only.)
+// test, as a test per step (the loop StreamStep replaced) cost the F16
+// kernel 16 % in cache (this: 6 %, session 15). Where a step is half a line,
+// each line is asked for twice. (The two-step stream above was measured on
+// the quantized kernels only.)
 constexpr size_t kFloatAhead = 2048;
 template <size_t kStep>
 HWY_INLINE void PrefetchStep(const void* p) {

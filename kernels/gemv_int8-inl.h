@@ -66,9 +66,8 @@ struct Int8Kernel {
     const DecodeU8Fn decode = DecodeOf();
     const auto x = Vectors<kN>(xs, cols);
     for (int t = 0; t < kN; ++t) out[t] = 0.0f;
-    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kWeights; ++k) {
-      ahead.Past(b + k + 1);
+      StreamStep<sizeof(Block)>(b + k);
       uint8_t u[kWeights];
       float a[kWeights / kUnit], c[kWeights / kUnit];
       decode(b + k, kWeights, u, a, c);
@@ -581,10 +580,9 @@ struct Int8Kernel {
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN], off[kN];
     for (int t = 0; t < kN; ++t) acc[t] = off[t] = hn::Zero(DQF());
-    StreamAhead ahead(row);
     int64_t k0 = 0;
     for (; k0 + kX8Group <= nb; k0 += kX8Group) {
-      ahead.Past(b + k0 + kX8Group);
+      StreamStep<kX8Group * sizeof(Block)>(b + k0);
       if constexpr (kPaired) {
         PairedGroup<kN, 2>(b, k0, x, acc, off);
       } else {

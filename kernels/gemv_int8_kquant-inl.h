@@ -149,9 +149,8 @@ struct Q45_KInt8Kernel {
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN], offset[kN];
     for (int t = 0; t < kN; ++t) acc[t] = offset[t] = hn::Zero(DQF());
-    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      ahead.Past(blocks + k + 1);
+      StreamStep<sizeof(Block)>(blocks + k);
       const Block& b = blocks[k];
       const auto sc_m = UnpackQ45_KScales(b.scales);
       float dd[2];
@@ -265,9 +264,8 @@ struct Scaled16Kernel {
       acc[t] = hn::Zero(DQF());
       offset[t] = hn::Zero(df16);
     }
-    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      ahead.Past(blocks + k + 1);
+      StreamStep<sizeof(Block)>(blocks + k);
       const Block& b = blocks[k];
       const float d = LoadHalf(&b.d);
       HWY_ALIGN int8_t sc[16], m[16];
@@ -349,9 +347,8 @@ struct IQ4_XSInt8Kernel {
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN];
     for (int t = 0; t < kN; ++t) acc[t] = hn::Zero(DQF());
-    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      ahead.Past(b + k + 1);
+      StreamStep<sizeof(BlockIQ4_XS)>(b + k);
       HWY_ALIGN float a[8];
       UnitScales(b[k], a);
       for (int h = 0; h < 2; ++h) {

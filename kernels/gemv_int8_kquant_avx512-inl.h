@@ -115,9 +115,8 @@ struct Q45_KUnitPairKernel {
       acc[t] = _mm512_setzero_ps();
       offset[t] = _mm256_setzero_ps();
     }
-    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      ahead.Past(blocks + k + 1);
+      StreamStep<sizeof(Block)>(blocks + k);
       const Block& b = blocks[k];
       const __m128i sc_m = UnpackQ45_KScales(b.scales).raw;  // sc 0..7, m 0..7
       uint32_t dm;
@@ -171,9 +170,8 @@ struct Q6_KUnitPairKernel {
                                      ScaleSelect::Of(12, 8)};
     __m512 acc[kN], offset[kN];
     for (int t = 0; t < kN; ++t) acc[t] = offset[t] = _mm512_setzero_ps();
-    StreamAhead ahead(row);
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      ahead.Past(blocks + k + 1);
+      StreamStep<sizeof(BlockQ6_K)>(blocks + k);
       const BlockQ6_K& b = blocks[k];
       const float d = LoadHalf(&b.d);
       const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
