@@ -25,6 +25,7 @@ HWY_EXPORT(GroupRows);
 HWY_EXPORT(GemmInt8Rows);
 HWY_EXPORT(QuantizeRowInt8);
 HWY_EXPORT(FixedOffset);
+HWY_EXPORT(TileFormatOf);
 
 // The functions of the target chosen now, looked up where they are
 // exported: a one-target build (the fuzzers') dispatches statically, by a
@@ -33,6 +34,7 @@ auto* group_rows_fn() { return &HWY_DYNAMIC_DISPATCH(GroupRows); }
 auto* gemm_int8_rows_fn() { return &HWY_DYNAMIC_DISPATCH(GemmInt8Rows); }
 auto* quantize_row_int8_fn() { return &HWY_DYNAMIC_DISPATCH(QuantizeRowInt8); }
 auto* fixed_offset_fn() { return &HWY_DYNAMIC_DISPATCH(FixedOffset); }
+auto* tile_format_fn() { return &HWY_DYNAMIC_DISPATCH(TileFormatOf); }
 }  // namespace qgemm
 
 namespace {
@@ -41,15 +43,17 @@ namespace {
 // stays in L2 while every token streams past it.
 constexpr int64_t kTileBytes = 256 << 10;
 
-// Rows per tile: a whole number of groups, small enough for L2 and for at
-// least two tiles per thread where the matrix has that many groups, so that
-// the dynamic schedule can even out threads that run slower (a busy core).
-int64_t tile_rows(int64_t rows, int64_t cols, int u8_block, int64_t group_rows, int threads) {
+// Rows per tile: a whole number of the kernel's passes of groups, small
+// enough for L2 and for at least two tiles per thread where the matrix has
+// that many groups, so that the dynamic schedule can even out threads that
+// run slower (a busy core).
+int64_t tile_rows(int64_t rows, int64_t cols, qgemm::TileFormat f, int u8_block, int64_t group_rows, int threads) {
+  const int64_t pass = f.groups_per_pass;
   const int64_t groups = (rows + group_rows - 1) / group_rows;
-  const int64_t group_bytes = group_rows * cols * (1 + 8 / u8_block);
-  const int64_t by_cache = std::max<int64_t>(1, kTileBytes / group_bytes);
-  const int64_t by_threads = std::max<int64_t>(1, groups / (2 * int64_t{threads}));
-  return std::min(by_cache, by_threads) * group_rows;
+  const int64_t group_bytes = group_rows * cols * (f.weight_bytes + 8 / u8_block);
+  const int64_t by_cache = std::max<int64_t>(1, kTileBytes / (pass * group_bytes));
+  const int64_t by_threads = std::max<int64_t>(1, groups / (2 * int64_t{threads} * pass));
+  return std::min(by_cache, by_threads) * pass * group_rows;
 }
 
 // One matrix of a gemm_multi call: its tiles, its folded offsets, its residual products.
@@ -57,6 +61,7 @@ struct Product {
   const GemvOutput* out;
   const DTypeTraits* tr;
   int64_t tile, first_tile;  // rows per tile; index of its first tile in the call
+  int weight_bytes;          // per weight in the tile: 2 where it multiplies int16 words
   float k;                   // FixedOffset, NaN if none
   std::vector<float> koff;   // 2n x weight blocks (rows as in Call): k times the sums per block
 };
@@ -70,6 +75,7 @@ struct Product {
 // floats are held for it.
 struct Call {
   std::vector<int8_t> xq;
+  std::vector<int16_t> xq16;  // xq as int16, where a product multiplies words (else empty)
   std::vector<float> xscale, xsum16, xsum32;
   std::vector<uint8_t> has_spikes;
   std::vector<int32_t> starts, tokens;  // tokens with a spiky block b: tokens[starts[b] .. starts[b+1])
@@ -86,12 +92,15 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
   for (const GemvOutput& o : outputs) {
     const DTypeTraits& tr = traits(o.dtype);
     if (tr.decode_u8 == nullptr || o.rows == 0) continue;
-    const int64_t tile = tile_rows(o.rows, cols, tr.u8_block, group_rows, threads);
-    c.products.push_back({&o, &tr, tile, c.n_tiles, qgemm::fixed_offset_fn()(o.dtype), {}});
+    const qgemm::TileFormat format = qgemm::tile_format_fn()(o.dtype);
+    const int64_t tile = tile_rows(o.rows, cols, format, tr.u8_block, group_rows, threads);
+    c.products.push_back({&o, &tr, tile, c.n_tiles, format.weight_bytes, qgemm::fixed_offset_fn()(o.dtype), {}});
     c.n_tiles += (o.rows + tile - 1) / tile;
   }
   const int64_t nb32 = cols / 32;
   c.xq.resize(static_cast<size_t>(2 * n * cols));
+  const bool words = std::any_of(c.products.begin(), c.products.end(), [](const Product& p) { return p.weight_bytes == 2; });
+  c.xq16.resize(words ? c.xq.size() : 0);
   c.xscale.resize(static_cast<size_t>(2 * n * nb32));
   c.xsum16.resize(static_cast<size_t>(2 * n * cols / 16));
   c.xsum32.resize(c.xscale.size());
@@ -151,13 +160,18 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   const int64_t nb32 = cols / 32;
   auto acts = [&](const Product& p, int64_t t) {
     const int64_t nbw = cols / p.tr->u8_block;
-    return qgemm::Int8Activations{c.xq.data() + t * cols,         c.xscale.data() + t * nb32,
+    return qgemm::Int8Activations{c.xq.data() + t * cols,
+                                  c.xq16.empty() ? nullptr : c.xq16.data() + t * cols,
+                                  c.xscale.data() + t * nb32,
                                   c.xsum16.data() + t * (cols / 16), c.xsum32.data() + t * nb32,
                                   p.koff.empty() ? nullptr : p.koff.data() + t * nbw, cols};
   };
   auto quantize = [&](const float* x, int64_t t, float* res) {
-    return quantize_row_int8(x, cols, 32, c.xq.data() + t * cols, c.xscale.data() + t * nb32,
-                             c.xsum16.data() + t * (cols / 16), c.xsum32.data() + t * nb32, res);
+    int8_t* q = c.xq.data() + t * cols;
+    const bool spiky = quantize_row_int8(x, cols, 32, q, c.xscale.data() + t * nb32,
+                                         c.xsum16.data() + t * (cols / 16), c.xsum32.data() + t * nb32, res);
+    if (!c.xq16.empty()) std::copy(q, q + cols, c.xq16.data() + t * cols);
+    return spiky;
   };
 
   // k times the sums of row t per weight block, for the products whose offset folds in.
@@ -202,13 +216,13 @@ void gemm_multi(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   thread_local std::vector<float> tile_a, tile_c, row_a, row_c;
   for (const Product& p : c.products) {
     const int64_t nbw = cols / p.tr->u8_block;
-    tile_u.resize(std::max(tile_u.size(), static_cast<size_t>(p.tile * cols)));
+    tile_u.resize(std::max(tile_u.size(), static_cast<size_t>(p.tile * cols * p.weight_bytes)));
     tile_a.resize(std::max(tile_a.size(), static_cast<size_t>(p.tile * nbw)));
     tile_c.resize(tile_a.size());
     row_a.resize(std::max(row_a.size(), static_cast<size_t>(nbw)));
     row_c.resize(row_a.size());
   }
-  row_u.resize(static_cast<size_t>(cols));
+  row_u.resize(static_cast<size_t>(group_rows * cols));  // a group's decoded rows (BuildTile)
   const qgemm::Int8Scratch s{tile_u.data(), tile_a.data(), tile_c.data(), row_u.data(), row_a.data(), row_c.data()};
   // Tiles of every matrix in one list, handed out dynamically.
   team.for_dynamic(c.n_tiles, [&](int64_t i) {

@@ -15,9 +15,11 @@
 // second pass over their rounding error (Int8Residual, gemv.h).
 // Instructions: vpdpbusd (AVX3_DL: AVX512-VNNI) or pmaddubsw + pmaddwd
 // (AVX3, AVX2, SSE4, SSSE3), whose int16 pair sums cannot saturate because
-// u <= 63 (Q8_0 there keeps its signed q and moves the sign onto x); the
-// pair sums of several quads add up in int16 before one pmaddwd, as many
-// as the dtype's largest u allows (BlockProducts).
+// u <= 63; the pair sums of several quads add up in int16 before one
+// pmaddwd, as many as the dtype's largest u allows (BlockProducts). The
+// signed dtypes (Q8_0) keep their signed q there: AVX3 moves the sign onto
+// x, the 256-bit and narrower targets multiply int16 words by pmaddwd alone
+// (WordProducts).
 
 #if defined(CK_KERNELS_GEMM_INT8_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CK_KERNELS_GEMM_INT8_INL_H_
@@ -32,6 +34,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/dtype.h"
 #include "kernels/hwy_portable.h"
@@ -42,6 +45,7 @@ namespace ck::qgemm {
 // n tokens of activations quantized to int8 per 32 values.
 struct Int8Activations {
   const int8_t* q;       // n x cols
+  const int16_t* q16;    // the same values as int16 (for WordProducts), or null
   const float* scale;    // n x cols/32
   const float* sum16;    // n x cols/16: sums of the rounded x (q * scale)
   const float* sum32;    // n x cols/32
@@ -61,7 +65,15 @@ struct Int8Residual {
   const int32_t* starts;
   const int32_t* tokens;
 };
-// Per-thread buffers: the interleaved tile and one decoded row.
+// How a dtype's tile is laid out on a target: bytes per weight (2 where it
+// multiplies int16 words) and the groups of R rows that one pass of the
+// kernel takes (2 for the words, WordPairTokens), so that a tile of a
+// multiple of them has no group left over for the slower single pass.
+struct TileFormat {
+  int weight_bytes;
+  int groups_per_pass;
+};
+// Per-thread buffers: the interleaved tile and one group's decoded rows.
 struct Int8Scratch {
   uint8_t* tile_u;
   float* tile_a;
@@ -94,12 +106,29 @@ constexpr bool kPairSums = false;
 constexpr bool kPairSums = true;
 #endif
 
+// Whether the signed dtypes multiply int16 words (pmaddwd alone: one
+// multiply per 16 products) rather than bytes with the sign moved onto x
+// (vpsignb + pmaddubsw + pmaddwd per 32). On Zen 3 those three and
+// pmaddwd share the same two pipes (measured: each alone and any two
+// interleaved issue two a cycle, vpaddd four), so the sign form takes 1.5
+// cycles per 32 products there and the words 1.0; the words' broadcasts of
+// x are loads, which two groups share (WordPairTokens). AVX3 keeps the
+// sign form (unmeasured on its CPUs); AVX3_DL has vpdpbusd.
+constexpr bool kWordProducts = kPairSums && HWY_TARGET > HWY_AVX3;
+
 // Rows per interleaved group: one per int32 lane.
 size_t GroupRows() { return hn::Lanes(D32()); }
 
 // Whether this target keeps the signed q of a u8_signed dtype (Q8_0): only
 // where pair sums would saturate on u = q + 128.
 bool KeepsSignedQ(const DTypeTraits& tr) { return tr.u8_signed && kPairSums; }
+
+bool MultipliesWords(const DTypeTraits& tr) { return kWordProducts && KeepsSignedQ(tr); }
+
+TileFormat TileFormatOf(DType dt) {
+  const bool words = MultipliesWords(traits(dt));
+  return {words ? 2 : 1, words ? 2 : 1};
+}
 
 // k where this target's byte form has c = k * a for every block (the
 // dtype's u8_offset, or 0 where it keeps the signed q); NaN where c is free.
@@ -136,10 +165,11 @@ using D16 = hn::Repartition<int16_t, D32>;
 using V16 = hn::Vec<D16>;
 
 // The int16 pair sums w[4r] x4[0] + w[4r+1] x4[1], w[4r+2] x4[2] +
-// w[4r+3] x4[3] (pmaddubsw): w unsigned bytes, or signed (kSignedW: Q8_0,
-// whose q + 128 would saturate) with the sign moved onto x.
+// w[4r+3] x4[3] (pmaddubsw): w unsigned bytes, or signed (kSignedW, AVX3
+// only: Q8_0, whose q + 128 would saturate) with the sign moved onto x.
 template <bool kSignedW>
 HWY_INLINE V16 PairSums(const uint8_t* w, const int8_t* x4) {
+  static_assert(!kSignedW || !kWordProducts, "the signed weights multiply words here");
   int32_t x32;
   std::memcpy(&x32, x4, 4);
   auto xv = hn::Set(D32(), x32).raw;
@@ -153,17 +183,20 @@ HWY_INLINE V16 PairSums(const uint8_t* w, const int8_t* x4) {
   }
   return V16{_mm512_maddubs_epi16(wv, xv)};
 #elif HWY_TARGET == HWY_AVX2
-  if constexpr (kSignedW) {
-    xv = _mm256_sign_epi8(xv, wv);
-    wv = _mm256_abs_epi8(wv);
-  }
   return V16{_mm256_maddubs_epi16(wv, xv)};
 #else
-  if constexpr (kSignedW) {
-    xv = _mm_sign_epi8(xv, wv);
-    wv = _mm_abs_epi8(wv);
-  }
   return V16{_mm_maddubs_epi16(wv, xv)};
+#endif
+}
+
+// The int32 sums of adjacent int16 products (pmaddwd).
+HWY_INLINE V32 MulPairs(V16 a, V16 b) {
+#if HWY_TARGET <= HWY_AVX3
+  return V32{_mm512_madd_epi16(a.raw, b.raw)};
+#elif HWY_TARGET == HWY_AVX2
+  return V32{_mm256_madd_epi16(a.raw, b.raw)};
+#else
+  return V32{_mm_madd_epi16(a.raw, b.raw)};
 #endif
 }
 
@@ -181,40 +214,69 @@ HWY_INLINE void KeepInRegister(V& v) {
 }
 
 // acc + the int32 sums of adjacent int16 pairs (pmaddwd by ones).
-HWY_INLINE V32 AddWidened(V32 acc, V16 pairs) {
-#if HWY_TARGET <= HWY_AVX3
-  return hn::Add(acc, V32{_mm512_madd_epi16(pairs.raw, _mm512_set1_epi16(1))});
-#elif HWY_TARGET == HWY_AVX2
-  return hn::Add(acc, V32{_mm256_madd_epi16(pairs.raw, _mm256_set1_epi16(1))});
-#else
-  return hn::Add(acc, V32{_mm_madd_epi16(pairs.raw, _mm_set1_epi16(1))});
-#endif
+HWY_INLINE V32 AddWidened(V32 acc, V16 pairs) { return hn::Add(acc, MulPairs(pairs, hn::Set(D16(), 1))); }
+
+// isum[t] += the products of kB columns of int16 words w (for each column
+// pair, R lanes of two words) with token t's int16 activations at x[t]:
+// one pmaddwd per column pair and token, the pair of x broadcast.
+template <int kT, int kB>
+HWY_INLINE void WordProducts(const int16_t* w, const int16_t* const* x, V32* isum) {
+  const size_t R = hn::Lanes(D32());
+  for (int j = 0; j < kB / 2; ++j) {
+    const V16 wv = hn::LoadU(D16(), w + static_cast<size_t>(j) * 2 * R);
+    for (int t = 0; t < kT; ++t) {
+      int32_t x32;
+      std::memcpy(&x32, x[t] + 2 * j, 4);
+      isum[t] = hn::Add(isum[t], MulPairs(wv, hn::BitCast(D16(), hn::Set(D32(), x32))));
+      KeepInRegister(isum[t]);
+    }
+  }
 }
 #endif
 
+// The element types of the tile's weights and of the activations: int16
+// words for the signed weights where they multiply words, else bytes.
+template <bool kSignedW>
+using TileWeight = std::conditional_t<kSignedW && kWordProducts, int16_t, uint8_t>;
+template <bool kSignedW>
+using Value = std::conditional_t<kSignedW && kWordProducts, int16_t, int8_t>;
+
+template <bool kSignedW>
+const Value<kSignedW>* Values(const Int8Activations& x) {
+  if constexpr (kSignedW && kWordProducts) {
+    return x.q16;
+  } else {
+    return x.q;
+  }
+}
+
 // isum[t] += the products of the kB weights at u (kB / 4 quads of R x 4
-// bytes) with token t's kB activation bytes at x[t]. With pair sums, kDepth
-// quads add up in int16 before one widening: the dtype's largest u bounds
-// each pair sum by 2 * 127 * u_max (Depth), so kDepth of them cannot
-// overflow, which saves a pmaddwd and an add per quad.
+// bytes, or kB / 2 pairs of R x 2 words) with token t's kB activations at
+// x[t]. With pair sums, kDepth quads add up in int16 before one widening:
+// the dtype's largest u bounds each pair sum by 2 * 127 * u_max (Depth), so
+// kDepth of them cannot overflow, which saves a pmaddwd and an add per quad.
 template <int kT, int kB, bool kSignedW, int kDepth>
-HWY_INLINE void BlockProducts(const uint8_t* u, const int8_t* const* x, V32* isum) {
+HWY_INLINE void BlockProducts(const TileWeight<kSignedW>* u, const Value<kSignedW>* const* x, V32* isum) {
   const size_t R = hn::Lanes(D32());
 #if !CK_HWY_PORTABLE_TARGET && HWY_TARGET != HWY_AVX3_DL
-  static_assert((kB / 4) % kDepth == 0, "whole runs of quads");
-  for (int j0 = 0; j0 < kB / 4; j0 += kDepth) {
-    V16 pairs[kT];
-    for (int j = j0; j < j0 + kDepth; ++j) {
-      const uint8_t* w = u + static_cast<size_t>(j) * 4 * R;
-      for (int t = 0; t < kT; ++t) {
-        const V16 p = PairSums<kSignedW>(w, x[t] + 4 * j);
-        pairs[t] = j == j0 ? p : hn::Add(pairs[t], p);
-        if constexpr (kDepth > 1) KeepInRegister(pairs[t]);
+  if constexpr (kSignedW && kWordProducts) {
+    WordProducts<kT, kB>(u, x, isum);
+  } else {
+    static_assert((kB / 4) % kDepth == 0, "whole runs of quads");
+    for (int j0 = 0; j0 < kB / 4; j0 += kDepth) {
+      V16 pairs[kT];
+      for (int j = j0; j < j0 + kDepth; ++j) {
+        const uint8_t* w = u + static_cast<size_t>(j) * 4 * R;
+        for (int t = 0; t < kT; ++t) {
+          const V16 p = PairSums<kSignedW>(w, x[t] + 4 * j);
+          pairs[t] = j == j0 ? p : hn::Add(pairs[t], p);
+          if constexpr (kDepth > 1) KeepInRegister(pairs[t]);
+        }
       }
-    }
-    for (int t = 0; t < kT; ++t) {
-      isum[t] = AddWidened(isum[t], pairs[t]);
-      KeepInRegister(isum[t]);
+      for (int t = 0; t < kT; ++t) {
+        isum[t] = AddWidened(isum[t], pairs[t]);
+        KeepInRegister(isum[t]);
+      }
     }
   }
 #else
@@ -254,7 +316,8 @@ HWY_INLINE VF AddBlock(VF acc, VF va, V32 isum, VF xs, const float* sum, const f
 // per-block (a, c) of R lanes each. `valid` rows are stored (the last group
 // of a matrix may be partial).
 template <int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
-HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, int64_t cols, const int8_t* xq,
+HWY_NOINLINE void GroupTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, int64_t cols,
+                              const Value<kSignedW>* xq,
                               const float* xscale, const float* xsum, float* y, int64_t y_stride, size_t valid) {
   const DF df;
   const size_t R = hn::Lanes(D32());
@@ -263,7 +326,7 @@ HWY_NOINLINE void GroupTokens(const uint8_t* u, const float* a, const float* c, 
   for (int t = 0; t < kT; ++t) acc[t] = hn::Zero(df);
   for (int64_t b = 0; b < nblocks; ++b) {
     V32 isum[kT];
-    const int8_t* xb[kT];
+    const Value<kSignedW>* xb[kT];
     for (int t = 0; t < kT; ++t) {
       isum[t] = hn::Zero(D32());
       xb[t] = xq + t * cols + b * kB;
@@ -293,11 +356,14 @@ constexpr int kTokens = 8;
 #else
 constexpr int kTokens = 4;
 #endif
+// Tokens per pass of two groups of words (WordPairTokens): 12 int32 and
+// float sums, the two weight vectors and a broadcast.
+constexpr int kWordTokens = 3;
 
 // All n tokens against one group, kTokens at a time; the remainder by the
 // instantiation of its size.
 template <int kB, bool kSignedW, int kDepth, int kT = kTokens>
-void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t t0,
+void GroupAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Activations& x, int64_t t0,
                     int64_t n, float* y, int64_t rows, size_t valid) {
   const int64_t cols = x.cols;
   const float* sums = x.koff != nullptr ? x.koff : kB == 16 ? x.sum16 : x.sum32;
@@ -305,7 +371,7 @@ void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8
   for (; t + kT <= n; t += kT) {
     const auto run = x.koff != nullptr ? GroupTokens<kT, kB, kSignedW, kDepth, true>
                                        : GroupTokens<kT, kB, kSignedW, kDepth, false>;
-    run(u, a, c, cols, x.q + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB), y + t * rows, rows, valid);
+    run(u, a, c, cols, Values<kSignedW>(x) + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB), y + t * rows, rows, valid);
   }
   if constexpr (kT > 1) {
     if (t < n) GroupAllTokens<kB, kSignedW, kDepth, kT - 1>(u, a, c, x, t, n, y, rows, valid);
@@ -317,7 +383,7 @@ void GroupAllTokens(const uint8_t* u, const float* a, const float* c, const Int8
 // tokens' outputs y[token * rows ...] in memory, since each (block, row)
 // pair is visited once; `valid` lanes of them (a partial last group).
 template <int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
-HWY_INLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
+HWY_INLINE void ResidualTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Residual& res,
                                  int64_t b32, const int32_t* toks, float* y, int64_t rows, size_t valid) {
   const DF df;
   const size_t R = hn::Lanes(D32());
@@ -325,10 +391,10 @@ HWY_INLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c,
   const float* sums = kFixedC ? res.x.koff : kB == 16 ? res.x.sum16 : res.x.sum32;
   for (int64_t b = b32 * (32 / kB); b < (b32 + 1) * (32 / kB); ++b) {
     V32 isum[kT];
-    const int8_t* xb[kT];
+    const Value<kSignedW>* xb[kT];
     for (int t = 0; t < kT; ++t) {
       isum[t] = hn::Zero(D32());
-      xb[t] = res.x.q + toks[t] * cols + b * kB;
+      xb[t] = Values<kSignedW>(res.x) + toks[t] * cols + b * kB;
     }
     BlockProducts<kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, xb, isum);
     const VF va = hn::LoadU(df, a + b * R);
@@ -351,7 +417,7 @@ HWY_INLINE void ResidualTokens(const uint8_t* u, const float* a, const float* c,
 // group's chain of byte products with the next one's); the remainder by the
 // instantiation of its size.
 template <int kB, bool kSignedW, int kDepth, bool kFixedC, int kT = kTokens>
-HWY_NOINLINE void ResidualAllTokens(const uint8_t* u, const float* a, const float* c, const Int8Residual& res,
+HWY_NOINLINE void ResidualAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Residual& res,
                                     int64_t b32, const int32_t* toks, int64_t n, float* y, int64_t rows,
                                     size_t valid) {
   int64_t t = 0;
@@ -365,43 +431,166 @@ HWY_NOINLINE void ResidualAllTokens(const uint8_t* u, const float* a, const floa
   }
 }
 
-// Both passes for one group: every token, then the spiky (block, token)
-// pairs of the residual rows.
+// The second pass of one group: the spiky (block, token) pairs of the
+// residual rows.
 template <int kB, bool kSignedW, int kDepth>
-void GroupBothPasses(const uint8_t* u, const float* a, const float* c, const Int8Activations& x, int64_t n,
-                     float* y, int64_t rows, size_t valid, const Int8Residual* res) {
-  GroupAllTokens<kB, kSignedW, kDepth>(u, a, c, x, 0, n, y, rows, valid);
-  if (res == nullptr) return;
-  const auto run = res->x.koff != nullptr ? ResidualAllTokens<kB, kSignedW, kDepth, true>
-                                          : ResidualAllTokens<kB, kSignedW, kDepth, false>;
-  for (int64_t b32 = 0; b32 < x.cols / 32; ++b32) {
-    const int32_t begin = res->starts[b32], end = res->starts[b32 + 1];
-    if (end > begin) run(u, a, c, *res, b32, res->tokens + begin, end - begin, y, rows, valid);
+void ResidualPass(const TileWeight<kSignedW>* u, const float* a, const float* c, int64_t cols, float* y, int64_t rows,
+                  size_t valid, const Int8Residual& res) {
+  const auto run = res.x.koff != nullptr ? ResidualAllTokens<kB, kSignedW, kDepth, true>
+                                         : ResidualAllTokens<kB, kSignedW, kDepth, false>;
+  for (int64_t b32 = 0; b32 < cols / 32; ++b32) {
+    const int32_t begin = res.starts[b32], end = res.starts[b32 + 1];
+    if (end > begin) run(u, a, c, res, b32, res.tokens + begin, end - begin, y, rows, valid);
   }
 }
 
+// Both passes for one group: every token, then the spiky (block, token)
+// pairs of the residual rows.
+template <int kB, bool kSignedW, int kDepth>
+void GroupBothPasses(const uint8_t* tile, const float* a, const float* c, const Int8Activations& x, int64_t n,
+                     float* y, int64_t rows, size_t valid, const Int8Residual* res) {
+  const auto* u = reinterpret_cast<const TileWeight<kSignedW>*>(tile);
+  GroupAllTokens<kB, kSignedW, kDepth>(u, a, c, x, 0, n, y, rows, valid);
+  if (res != nullptr) ResidualPass<kB, kSignedW, kDepth>(u, a, c, x.cols, y, rows, valid, *res);
+}
+
+#if !CK_HWY_PORTABLE_TARGET && HWY_TARGET > HWY_AVX3  // kWordProducts
+// Words, two groups at once (2R rows: the first full, the second with
+// `valid1` rows) and kT tokens: each broadcast pair of x feeds both groups'
+// pmaddwd. With one group the broadcasts (loads) bound the loop on Zen 3,
+// one per pmaddwd; here half a broadcast per pmaddwd.
+template <int kT>
+HWY_NOINLINE void WordPairTokens(const int16_t* u, const float* a, int64_t cols, const int16_t* xq,
+                                 const float* xscale, float* y, int64_t y_stride, size_t valid1) {
+  const DF df;
+  const size_t R = hn::Lanes(D32());
+  const int64_t nblocks = cols / 32;
+  const int16_t* u1 = u + static_cast<size_t>(cols) * R;
+  const float* a1 = a + static_cast<size_t>(nblocks) * R;
+  VF acc0[kT], acc1[kT];
+  for (int t = 0; t < kT; ++t) acc0[t] = acc1[t] = hn::Zero(df);
+  for (int64_t b = 0; b < nblocks; ++b) {
+    V32 isum0[kT], isum1[kT];
+    for (int t = 0; t < kT; ++t) isum0[t] = isum1[t] = hn::Zero(D32());
+    const int16_t* w0 = u + static_cast<size_t>(b) * 32 * R;
+    const int16_t* w1 = u1 + static_cast<size_t>(b) * 32 * R;
+    for (int j = 0; j < 16; ++j) {
+      const V16 wv0 = hn::LoadU(D16(), w0 + static_cast<size_t>(j) * 2 * R);
+      const V16 wv1 = hn::LoadU(D16(), w1 + static_cast<size_t>(j) * 2 * R);
+      for (int t = 0; t < kT; ++t) {
+        int32_t x32;
+        std::memcpy(&x32, xq + t * cols + b * 32 + 2 * j, 4);
+        const V16 xv = hn::BitCast(D16(), hn::Set(D32(), x32));
+        isum0[t] = hn::Add(isum0[t], MulPairs(wv0, xv));
+        isum1[t] = hn::Add(isum1[t], MulPairs(wv1, xv));
+        KeepInRegister(isum0[t]);
+        KeepInRegister(isum1[t]);
+      }
+    }
+    const VF va0 = hn::LoadU(df, a + b * R), va1 = hn::LoadU(df, a1 + b * R);
+    for (int t = 0; t < kT; ++t) {
+      const VF xs = hn::Set(df, xscale[t * nblocks + b]);
+      acc0[t] = hn::MulAdd(va0, hn::Mul(hn::ConvertTo(df, isum0[t]), xs), acc0[t]);
+      acc1[t] = hn::MulAdd(va1, hn::Mul(hn::ConvertTo(df, isum1[t]), xs), acc1[t]);
+    }
+  }
+  for (int t = 0; t < kT; ++t) {
+    hn::StoreU(acc0[t], df, y + t * y_stride);
+    if (valid1 == R) {
+      hn::StoreU(acc1[t], df, y + t * y_stride + R);
+    } else {
+      HWY_ALIGN float tmp[hn::MaxLanes(DF())];
+      hn::Store(acc1[t], df, tmp);
+      std::memcpy(y + t * y_stride + R, tmp, valid1 * sizeof(float));
+    }
+  }
+}
+
+// Both passes for two groups of words (WordPairTokens), the tokens
+// kWordTokens at a time and the remainder by the instantiation of its size.
+template <int kT = kWordTokens>
+void WordPairAllTokens(const int16_t* u, const float* a, const Int8Activations& x, int64_t t0, int64_t n, float* y,
+                       int64_t rows, size_t valid1) {
+  const int64_t cols = x.cols;
+  int64_t t = t0;
+  for (; t + kT <= n; t += kT) {
+    WordPairTokens<kT>(u, a, cols, x.q16 + t * cols, x.scale + t * (cols / 32), y + t * rows, rows, valid1);
+  }
+  if constexpr (kT > 1) {
+    if (t < n) WordPairAllTokens<kT - 1>(u, a, x, t, n, y, rows, valid1);
+  }
+}
+#endif
+
+// Interleaves a group's R decoded rows (rows_u: R x cols, u = q + 128) as
+// int16 words: for each column pair, R lanes of (q[2p], q[2p + 1]).
+void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
+  const size_t R = GroupRows();
+#if HWY_TARGET == HWY_AVX2
+  // 16 columns of the 8 rows at a time: each row's 8 pairs widened to one
+  // vector, then an 8 x 8 transpose of 32-bit pairs (a scalar store per
+  // pair made BuildTile a third of a 64-token call).
+  const __m128i bias = _mm_set1_epi8(static_cast<char>(0x80));
+  for (int64_t c0 = 0; c0 < cols; c0 += 16) {
+    __m256i v[8];
+    for (size_t rr = 0; rr < 8; ++rr) {
+      const auto* src = reinterpret_cast<const __m128i*>(rows_u + rr * static_cast<size_t>(cols) + c0);
+      v[rr] = _mm256_cvtepi8_epi16(_mm_xor_si128(_mm_loadu_si128(src), bias));
+    }
+    __m256i t[8], q[8];
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = _mm256_unpacklo_epi32(v[i], v[i + 1]);      // pairs 0, 1 | 4, 5 of rows i, i + 1
+      t[i + 1] = _mm256_unpackhi_epi32(v[i], v[i + 1]);  // pairs 2, 3 | 6, 7
+    }
+    for (int i = 0; i < 8; i += 4) {
+      q[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);  // pair 0 | 4 of rows i..i + 3
+      q[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+      q[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+      q[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    auto* dst = reinterpret_cast<__m256i*>(gu + static_cast<size_t>(c0 / 2) * 4 * R);
+    for (int p = 0; p < 4; ++p) {
+      _mm256_storeu_si256(dst + p, _mm256_permute2x128_si256(q[p], q[p + 4], 0x20));
+      _mm256_storeu_si256(dst + p + 4, _mm256_permute2x128_si256(q[p], q[p + 4], 0x31));
+    }
+  }
+#else
+  for (size_t rr = 0; rr < R; ++rr) {
+    const uint8_t* row = rows_u + rr * static_cast<size_t>(cols);
+    uint8_t* dst = gu + rr * 4;
+    for (int64_t p = 0; p < cols / 2; ++p, dst += 4 * R) {
+      const int16_t pair[2] = {static_cast<int16_t>(row[2 * p] - 128), static_cast<int16_t>(row[2 * p + 1] - 128)};
+      std::memcpy(dst, pair, 4);
+    }
+  }
+#endif
+}
+
 // Decodes rows [r0, r1) into the interleaved tile (rows past r1 up to the
-// group size are zero). The scratch pointers are held in locals: the byte
-// stores may alias anything, and through `s` GCC reloaded them for every
-// byte (BM_gemm Q8_0 2048 x 2048, 1 thread: n = 64 71 -> 96 GFLOP/s, n =
-// 512 100 -> 109 once that and a separate byte loop for the sign were gone).
+// group size are zero), a group's R rows into s.row_u first. The scratch
+// pointers are held in locals: the byte stores may alias anything, and
+// through `s` GCC reloaded them for every byte (BM_gemm Q8_0 2048 x 2048, 1
+// thread: n = 64 71 -> 96 GFLOP/s, n = 512 100 -> 109 once that and a
+// separate byte loop for the sign were gone).
 void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols,
                bool signed_q, const Int8Scratch& s) {
   const size_t R = GroupRows();
   const int64_t nblocks = cols / tr.u8_block;
   const int64_t groups = (r1 - r0 + static_cast<int64_t>(R) - 1) / static_cast<int64_t>(R);
-  uint8_t* const row_u = s.row_u;
+  uint8_t* const rows_u = s.row_u;
   float* const row_a = s.row_a;
   float* const row_c = s.row_c;
   // decode_u8 stores q + 128; the signed weights go back to q (FixedOffset
-  // drops their c term).
+  // drops their c term), as words where they multiply words.
   const uint32_t flip = signed_q ? 0x80808080u : 0u;
+  const bool words = MultipliesWords(tr);
   for (int64_t g = 0; g < groups; ++g) {
-    uint8_t* const gu = s.tile_u + static_cast<size_t>(g * cols) * R;
+    uint8_t* const gu = s.tile_u + static_cast<size_t>(g * cols) * R * (words ? 2 : 1);
     float* const ga = s.tile_a + static_cast<size_t>(g * nblocks) * R;
     float* const gc = s.tile_c + static_cast<size_t>(g * nblocks) * R;
     for (size_t rr = 0; rr < R; ++rr) {
       const int64_t r = r0 + g * static_cast<int64_t>(R) + static_cast<int64_t>(rr);
+      uint8_t* const row_u = rows_u + rr * static_cast<size_t>(cols);
       if (r < r1) {
         tr.decode_u8(W + static_cast<size_t>(r) * row_bytes, cols, row_u, row_a, row_c);
       } else {
@@ -409,18 +598,21 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
         std::fill_n(row_a, nblocks, 0.0f);
         std::fill_n(row_c, nblocks, 0.0f);
       }
-      uint8_t* dst = gu + rr * 4;
-      for (int64_t q = 0; q < cols / 4; ++q, dst += 4 * R) {
-        uint32_t quad;
-        std::memcpy(&quad, row_u + 4 * q, 4);
-        quad ^= flip;
-        std::memcpy(dst, &quad, 4);
+      if (!words) {
+        uint8_t* dst = gu + rr * 4;
+        for (int64_t q = 0; q < cols / 4; ++q, dst += 4 * R) {
+          uint32_t quad;
+          std::memcpy(&quad, row_u + 4 * q, 4);
+          quad ^= flip;
+          std::memcpy(dst, &quad, 4);
+        }
       }
       for (int64_t b = 0; b < nblocks; ++b) {
         ga[static_cast<size_t>(b) * R + rr] = row_a[b];
         gc[static_cast<size_t>(b) * R + rr] = row_c[b];
       }
     }
+    if (words) InterleaveWords(rows_u, cols, gu);
   }
 }
 
@@ -436,7 +628,7 @@ void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int6
   const int64_t nblocks = cols / tr.u8_block;
   for (int64_t g0 = r0; g0 < r1; g0 += static_cast<int64_t>(R)) {
     const int64_t g = (g0 - r0) / static_cast<int64_t>(R);
-    const uint8_t* u = s.tile_u + static_cast<size_t>(g * cols) * R;
+    const uint8_t* u = s.tile_u + static_cast<size_t>(g * cols) * R * (MultipliesWords(tr) ? 2 : 1);
     const float* a = s.tile_a + static_cast<size_t>(g * nblocks) * R;
     const float* c = s.tile_c + static_cast<size_t>(g * nblocks) * R;
     const size_t valid = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g0));
@@ -449,6 +641,21 @@ void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int6
         GroupBothPasses<16, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res);
       }
     } else if (signed_q) {
+#if !CK_HWY_PORTABLE_TARGET && HWY_TARGET > HWY_AVX3  // kWordProducts
+      const int64_t g1 = g0 + static_cast<int64_t>(R);  // a second group follows: both at once
+      if (g1 < r1) {
+        const auto* w = reinterpret_cast<const int16_t*>(u);
+        const size_t valid1 = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g1));
+        WordPairAllTokens(w, a, x, 0, n, Y + g0, rows, valid1);
+        if (res != nullptr) {
+          ResidualPass<32, true, 1>(w, a, c, cols, Y + g0, rows, R, *res);
+          ResidualPass<32, true, 1>(w + static_cast<size_t>(cols) * R, a + static_cast<size_t>(nblocks) * R,
+                                    c + static_cast<size_t>(nblocks) * R, cols, Y + g1, rows, valid1, *res);
+        }
+        g0 = g1;
+        continue;
+      }
+#endif
       if constexpr (kPairSums) GroupBothPasses<32, true, 1>(u, a, c, x, n, Y + g0, rows, valid, res);
     } else if (depth >= 8) {
       GroupBothPasses<32, false, kPairSums ? 8 : 1>(u, a, c, x, n, Y + g0, rows, valid, res);
