@@ -52,8 +52,9 @@ struct DTypeTraits {
   // where c is free (a minimum: Q4_1, Q5_1, Q4_K, Q5_K).
   float u8_offset;
   // u - 128 is the weight's signed q (Q8_0; IQ4_NL's and IQ4_XS's codebook value): the
-  // pmaddubsw targets keep q signed and move the sign onto x instead of
-  // adding 128 (u8_max 255 would leave no room for int16 sums).
+  // pmaddubsw targets keep q signed instead of adding 128 (u8_max 255 would
+  // leave no room for int16 sums): AVX3 moves the sign onto x, AVX2 and SSE
+  // multiply int16 words (gemm_int8-inl.h).
   bool u8_signed;
   // Activations per int8 scale in the decode GEMV (gemv.cc): 32 as prefill
   // rounds them, or a whole super-block (256) for the K-quants whose

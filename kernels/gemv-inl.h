@@ -84,18 +84,19 @@ HWY_INLINE float LoadHalf(const uint16_t* p) {
   const hn::Rebind<hwy::float16_t, decltype(d1)> dh;
   return hn::GetLane(hn::PromoteTo(d1, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p))));
 }
-// The weights' stream prefetched in two steps as a kernel moves on: each
-// line kStreamAhead bytes ahead into L2 (prefetcht2), then kL1Ahead bytes
-// ahead into L1 (prefetcht0). A matrix's rows are contiguous, so a row starts
-// where the last one's prefetches left off. A prefetch into L1 holds one of
-// the core's few L1 fill buffers until its line arrives; into L2 it does
-// not, so more lines are in flight from DRAM. With every line 2 KB ahead
-// into L1, as until session 19, 1 thread decoded the 1.1B-shaped Q8_0 file
-// at 9.5 t/s on the Xeon; this way at 11.3 (+20 %, AVX2 target +22 %;
-// Q4_K_M +6 %, Q6_K +5 %; docs/kernels.md, session 20). Without software
-// prefetch the hardware prefetcher alone left a core waiting on DRAM for a
-// third of the time (session 15).
-constexpr int64_t kStreamAhead = 3072, kL1Ahead = 1024;
+// The weights' stream prefetched as a kernel moves on, at this CPU's
+// distances (kStreamDistances, gemv_rows.h). A matrix's rows are
+// contiguous, so a row starts where the last one's prefetches left off.
+// Intel: each line 3 KB ahead into L2 (prefetcht2), then 1 KB ahead into
+// L1 (prefetcht0). A prefetch into L1 holds one of the core's few L1 fill
+// buffers until its line arrives; into L2 it does not, so more lines are
+// in flight from DRAM. With every line 2 KB ahead into L1, as until
+// session 19, 1 thread decoded the 1.1B-shaped Q8_0 file at 9.5 t/s on the
+// Xeon; this way at 11.3 (+20 %, AVX2 target +22 %; Q4_K_M +6 %, Q6_K +5 %;
+// docs/kernels.md, session 20). AMD: every prefetch hint fills L1, so the
+// two steps were two L1 prefetches a line, and Zen 3 decoded 15-25 % slower
+// with them than with none; one prefetch a line 4 KB ahead (session 24).
+constexpr int64_t kStreamAhead = 3072;  // PrefetchStart's lines into L2
 HWY_INLINE void PrefetchToL2(const void* p) { __builtin_prefetch(p, 0, 1); }
 // For a kernel step of kBytes at p (one block, or a group of blocks): the
 // lines at p + 64 i, i < ceil(kBytes / 64), that far ahead, a fixed count
@@ -108,9 +109,10 @@ HWY_INLINE void PrefetchToL2(const void* p) { __builtin_prefetch(p, 0, 1); }
 template <size_t kBytes>
 HWY_INLINE void StreamStep(const void* p) {
   const auto* bytes = static_cast<const uint8_t*>(p);
+  const int64_t l2 = kStreamDistances.l2_ahead, l1 = kStreamDistances.l1_ahead;
   for (size_t off = 0; off < kBytes; off += 64) {
-    PrefetchToL2(bytes + kStreamAhead + off);
-    hwy::Prefetch(bytes + kL1Ahead + off);
+    if (l2 != 0) PrefetchToL2(bytes + l2 + off);
+    hwy::Prefetch(bytes + l1 + off);
   }
 }
 

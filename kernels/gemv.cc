@@ -8,6 +8,10 @@
 
 #include <omp.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -46,6 +50,29 @@ HWY_AFTER_NAMESPACE();
 #include "kernels/simd_target.h"
 
 namespace ck {
+namespace qgemv {
+namespace {
+// AMD's cores (and Hygon's, the same design) fill L1 for every prefetch
+// hint (AMD's optimization guides), so there the weight stream takes one
+// L1 prefetch a line; Intel's take the two steps (gemv-inl.h).
+bool PrefetchHintsAllFillL1() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return false;
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  return std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0;
+#else
+  return false;
+#endif
+}
+}  // namespace
+const StreamDistances kStreamDistances =
+    PrefetchHintsAllFillL1() ? StreamDistances{0, 4096} : StreamDistances{3072, 1024};
+}  // namespace qgemv
+
 namespace qgemv {
 
 CK_DEFINE_GEMV_ROWS_FN(gemv_float_rows_fn, CK_GEMV_FLOAT_KERNELS)

@@ -16,6 +16,16 @@ namespace ck::qgemv {
 inline constexpr int64_t kX8Pad = 4;
 inline constexpr int64_t X8Blocks(int64_t cols) { return (cols / 32 + kX8Pad - 1) / kX8Pad * kX8Pad; }
 
+// How far ahead of the kernels the weight stream is prefetched on this CPU
+// (gemv-inl.h, StreamStep), chosen once at start-up (gemv.cc): each line
+// l2_ahead bytes ahead into L2 (prefetcht2; 0: none), then l1_ahead bytes
+// ahead into L1 (prefetcht0).
+struct StreamDistances {
+  int64_t l2_ahead;
+  int64_t l1_ahead;
+};
+extern const StreamDistances kStreamDistances;
+
 // The activations of one GEMV call in the forms its kernels multiply,
 // computed once per call; null where no matrix of the call needs them.
 struct XSums {
