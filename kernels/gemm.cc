@@ -99,7 +99,8 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
   }
   const int64_t nb32 = cols / 32;
   c.xq.resize(static_cast<size_t>(2 * n * cols));
-  const bool words = std::any_of(c.products.begin(), c.products.end(), [](const Product& p) { return p.weight_bytes == 2; });
+  const bool words =
+      std::any_of(c.products.begin(), c.products.end(), [](const Product& p) { return p.weight_bytes == 2; });
   c.xq16.resize(words ? c.xq.size() : 0);
   c.xscale.resize(static_cast<size_t>(2 * n * nb32));
   c.xsum16.resize(static_cast<size_t>(2 * n * cols / 16));

@@ -363,15 +363,16 @@ constexpr int kWordTokens = 3;
 // All n tokens against one group, kTokens at a time; the remainder by the
 // instantiation of its size.
 template <int kB, bool kSignedW, int kDepth, int kT = kTokens>
-void GroupAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Activations& x, int64_t t0,
-                    int64_t n, float* y, int64_t rows, size_t valid) {
+void GroupAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Activations& x,
+                    int64_t t0, int64_t n, float* y, int64_t rows, size_t valid) {
   const int64_t cols = x.cols;
   const float* sums = x.koff != nullptr ? x.koff : kB == 16 ? x.sum16 : x.sum32;
   int64_t t = t0;
   for (; t + kT <= n; t += kT) {
     const auto run = x.koff != nullptr ? GroupTokens<kT, kB, kSignedW, kDepth, true>
                                        : GroupTokens<kT, kB, kSignedW, kDepth, false>;
-    run(u, a, c, cols, Values<kSignedW>(x) + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB), y + t * rows, rows, valid);
+    run(u, a, c, cols, Values<kSignedW>(x) + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB),
+        y + t * rows, rows, valid);
   }
   if constexpr (kT > 1) {
     if (t < n) GroupAllTokens<kB, kSignedW, kDepth, kT - 1>(u, a, c, x, t, n, y, rows, valid);
@@ -383,8 +384,9 @@ void GroupAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* 
 // tokens' outputs y[token * rows ...] in memory, since each (block, row)
 // pair is visited once; `valid` lanes of them (a partial last group).
 template <int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
-HWY_INLINE void ResidualTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Residual& res,
-                                 int64_t b32, const int32_t* toks, float* y, int64_t rows, size_t valid) {
+HWY_INLINE void ResidualTokens(const TileWeight<kSignedW>* u, const float* a, const float* c,
+                               const Int8Residual& res, int64_t b32, const int32_t* toks, float* y, int64_t rows,
+                               size_t valid) {
   const DF df;
   const size_t R = hn::Lanes(D32());
   const int64_t cols = res.x.cols;
@@ -417,9 +419,9 @@ HWY_INLINE void ResidualTokens(const TileWeight<kSignedW>* u, const float* a, co
 // group's chain of byte products with the next one's); the remainder by the
 // instantiation of its size.
 template <int kB, bool kSignedW, int kDepth, bool kFixedC, int kT = kTokens>
-HWY_NOINLINE void ResidualAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Residual& res,
-                                    int64_t b32, const int32_t* toks, int64_t n, float* y, int64_t rows,
-                                    size_t valid) {
+HWY_NOINLINE void ResidualAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* c,
+                                    const Int8Residual& res, int64_t b32, const int32_t* toks, int64_t n, float* y,
+                                    int64_t rows, size_t valid) {
   int64_t t = 0;
   for (; t + kT <= n; t += kT) {
     ResidualTokens<kT, kB, kSignedW, kDepth, kFixedC>(u, a, c, res, b32, toks + t, y, rows, valid);
@@ -528,8 +530,8 @@ void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
   const size_t R = GroupRows();
 #if HWY_TARGET == HWY_AVX2
   // 16 columns of the 8 rows at a time: each row's 8 pairs widened to one
-  // vector, then an 8 x 8 transpose of 32-bit pairs (a scalar store per
-  // pair made BuildTile a third of a 64-token call).
+  // vector, then an 8 x 8 transpose of 32-bit pairs (with a scalar store
+  // per pair BuildTile took a third of the GEMM's time in a 64-token call).
   const __m128i bias = _mm_set1_epi8(static_cast<char>(0x80));
   for (int64_t c0 = 0; c0 < cols; c0 += 16) {
     __m256i v[8];
