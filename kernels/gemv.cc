@@ -8,10 +8,6 @@
 
 #include <omp.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -47,33 +43,14 @@ const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "kernels/cpu_vendor.h"
 #include "kernels/simd_target.h"
 
 namespace ck {
 namespace qgemv {
-namespace {
-// AMD's cores (and Hygon's, the same design) fill L1 for every prefetch
-// hint (AMD's optimization guides), so there the weight stream takes one
-// L1 prefetch a line; Intel's take the two steps (gemv-inl.h).
-bool PrefetchHintsAllFillL1() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return false;
-  char vendor[13] = {};
-  std::memcpy(vendor, &b, 4);
-  std::memcpy(vendor + 4, &d, 4);
-  std::memcpy(vendor + 8, &c, 4);
-  return std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0;
-#else
-  return false;
-#endif
-}
-}  // namespace
+// AMD: one L1 prefetch a line; Intel: the two steps (gemv-inl.h).
 const StreamDistances kStreamDistances =
-    PrefetchHintsAllFillL1() ? StreamDistances{0, 4096} : StreamDistances{3072, 1024};
-}  // namespace qgemv
-
-namespace qgemv {
+    prefetch_hints_all_fill_l1() ? StreamDistances{0, 4096} : StreamDistances{3072, 1024};
 
 CK_DEFINE_GEMV_ROWS_FN(gemv_float_rows_fn, CK_GEMV_FLOAT_KERNELS)
 #define CK_EXPORT_GEMM(name, K) HWY_EXPORT(GemmRows##name);

@@ -104,22 +104,30 @@ HWY_INLINE void AccumulateSuperBlock(const UnitFn& unit, int64_t k, float d, con
 
 // Scale tables: int16 scales, each doubled into a 32-bit lane, so that
 // ScaleOf<i> (an immediate shuffle, no control vector to load) puts one in
-// every int16 lane. TableOf4(s): s[0..4) in every 128 bits.
+// every int16 lane. DoubledTables(s): from s[0..8) per 128-bit block, the
+// tables of s[0..4) and s[4..8). Two unpacks: until session 25 a table
+// took three shuffles; on Zen 3 shuffles share two of the four vector
+// pipes, whose load bounds these kernels (docs/kernels.md, session 25). A
+// control vector per unit (vpshufb) would trade the immediate shuffles for
+// loads, and Zen 3 takes two vector loads a cycle: slower there.
 using DS32 = hn::Repartition<int32_t, DB>;
 using VS32 = hn::Vec<DS32>;
-using D16x8 = hn::Full128<int16_t>;
-using D32x4 = hn::Repartition<int32_t, D16x8>;
-HWY_INLINE hn::Vec<D32x4> Doubled4(hn::Vec<D16x8> s) { return hn::BitCast(D32x4(), hn::InterleaveLower(D16x8(), s, s)); }
-HWY_INLINE VS32 TableOf4(hn::Vec<D16x8> s) {
-#if HWY_TARGET <= HWY_AVX2
-  return hn::Combine(DS32(), Doubled4(s), Doubled4(s));
-#else
-  return Doubled4(s);
-#endif
+using D8x16 = hn::Full128<uint8_t>;
+HWY_INLINE void DoubledTables(VS16 s, VS32* tables) {
+  tables[0] = hn::BitCast(DS32(), hn::InterleaveLower(DS16(), s, s));
+  tables[1] = hn::BitCast(DS32(), hn::InterleaveUpper(DS16(), s, s));
 }
 template <int kLane>
 HWY_INLINE VS16 ScaleOf(VS32 table) {
   return hn::BitCast(DS16(), hn::Broadcast<kLane>(table));
+}
+// v in every 128-bit block.
+HWY_INLINE VB EveryBlock(hn::Vec<D8x16> v) {
+#if HWY_TARGET <= HWY_AVX2
+  return hn::Combine(DB(), v, v);
+#else
+  return v;
+#endif
 }
 
 // Bit kFrom of each byte moved to bit kTo, the other bits cleared: a mask
@@ -166,8 +174,8 @@ struct Q45_KInt8Kernel {
         for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(ci, hn::LoadU(DQF(), x[t].sum32_8k + 8 * k + i), offset[t]);
       }
       // sc_j: ScaleOf<j % 4> of table j / 4.
-      const auto sc = hn::PromoteTo(D16x8(), hn::LowerHalf(sc_m));
-      const VS32 tables[2] = {TableOf4(sc), TableOf4(hn::ShiftRightLanes<4>(D16x8(), sc))};
+      VS32 tables[2];
+      DoubledTables(hn::BitCast(DS16(), hn::ZipLower(EveryBlock(sc_m), hn::Zero(DB()))), tables);
       const auto unit = [&b, &tables](auto j, ScaledBytes* w) {
         constexpr int kJ = decltype(j)::value;
         VB u[kBlockVectors];
@@ -285,27 +293,24 @@ struct Scaled16Kernel {
         for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(o, hn::LoadU(df16, x[t].sum16_8k + 16 * k + i), offset[t]);
       }
       // Unit 4h + j is quarter j of half h; its first 16 weights have
-      // scale 8h + 2j, the rest 8h + 2j + 1: ScaleOf<j> of tables[h][v],
-      // which hold the half's even scales for the first 16 weights and its
-      // odd ones for the rest (one vector of 32, or two of 16).
-      alignas(16) static constexpr uint8_t kEvenOdd[16] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
-      VS32 tables[2][kBlockVectors];
-      for (int h = 0; h < 2; ++h) {
-        const auto half = hn::PromoteTo(D16x8(), hn::LoadU(hn::Rebind<int8_t, D16x8>(), sc + 8 * h));
-        const auto perm = hn::TableLookupBytes(half, hn::BitCast(D16x8(), hn::Load(hn::Full128<uint8_t>(), kEvenOdd)));
-        const auto even = Doubled4(perm), odd = Doubled4(hn::ShiftRightLanes<4>(D16x8(), perm));
+      // scale 8h + 2j, the rest 8h + 2j + 1: ScaleOf<j> of tables[v][h],
+      // those of the even scales for the first 16 weights and of the odd
+      // ones for the rest (one vector of 32 with both, or two of 16).
+      alignas(16) static constexpr uint8_t kEvenOdd[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
+      const hn::Full128<int8_t> d8;
+      const auto even_odd = hn::TableLookupBytes(hn::Load(d8, sc), hn::BitCast(d8, hn::Load(D8x16(), kEvenOdd)));
+      VS32 tables[kBlockVectors][2];
 #if HWY_TARGET <= HWY_AVX2
-        tables[h][0] = hn::Combine(DS32(), odd, even);
+      DoubledTables(hn::PromoteTo(DS16(), even_odd), tables[0]);
 #else
-        tables[h][0] = even;
-        tables[h][1] = odd;
+      DoubledTables(hn::PromoteTo(DS16(), hn::LowerHalf(even_odd)), tables[0]);
+      DoubledTables(hn::PromoteTo(DS16(), hn::UpperHalf(hn::Half<decltype(d8)>(), even_odd)), tables[1]);
 #endif
-      }
       const auto unit = [&b, &tables](auto u, ScaledBytes* w) {
         constexpr int kH = decltype(u)::value / 4, kJ = decltype(u)::value % 4;
         for (size_t v = 0; v < kBlockVectors; ++v) {
           w[v].u = Quarter<kH, kJ>(b, v);
-          w[v].scale = ScaleOf<kJ>(tables[kH][v]);
+          w[v].scale = ScaleOf<kJ>(tables[v][kH]);
         }
       };
       AccumulateSuperBlock<kN>(unit, k, d, x, acc);
