@@ -95,7 +95,9 @@ HWY_INLINE void AccumulateSuperBlock(const UnitFn& unit, int64_t k, float d, con
   SuperBlockSums<kN>(unit, xq, sums);
   for (int t = 0; t < kN; ++t) {
     acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), sums[t]), acc[t]);
-    if (x[t].rscale8k[k] != 0.0f) {
+    // Zero or not by its bits, in a general register: a float compare
+    // would take one of the vector pipes that bound these kernels.
+    if (std::bit_cast<uint32_t>(x[t].rscale8k[k]) != 0) {
       const VQ rsum = ResidualSuperBlockSums(unit, x[t].r8k + k * kQK_K);
       acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
     }
@@ -170,8 +172,10 @@ struct Q45_KInt8Kernel {
       const hn::Rebind<uint8_t, DQF> du8;
       for (size_t i = 0; i < 8; i += hn::Lanes(DQF())) {
         const hn::Vec<decltype(du8)> mi{(i == 0 ? m : hn::ShiftRightBytes<4>(d8, m)).raw};
-        const VQF ci = hn::Mul(hn::ConvertTo(DQF(), hn::PromoteTo(di, mi)), hn::Set(DQF(), -dd[1]));
-        for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(ci, hn::LoadU(DQF(), x[t].sum32_8k + 8 * k + i), offset[t]);
+        // dmin m_j, negated by the multiply-add (one vector op less than
+        // negating dmin first).
+        const VQF ci = hn::Mul(hn::ConvertTo(DQF(), hn::PromoteTo(di, mi)), hn::Set(DQF(), dd[1]));
+        for (int t = 0; t < kN; ++t) offset[t] = hn::NegMulAdd(ci, hn::LoadU(DQF(), x[t].sum32_8k + 8 * k + i), offset[t]);
       }
       // sc_j: ScaleOf<j % 4> of table j / 4.
       VS32 tables[2];
