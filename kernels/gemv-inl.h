@@ -50,6 +50,9 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 //     registers and multiplied with all kN vectors; every vector sees the
 //     same operations in the same order as with kN = 1, so its result is
 //     bit for bit the one it gets alone (Vectors<kN> gives their XSums).
+//   Optionally, for one vector, kRowsPerDot rows at a time:
+//   static void DotRows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out)
+//     out[i] = dot(row i, x), each row's result bit for bit the one Dot gives it.
 //   static void Decode(const uint8_t* row, int64_t cols, float* out)  (F32, F16, BF16: for the float GEMM)
 
 // The forms of vector t of a call whose vector 0 is xs.
@@ -133,6 +136,8 @@ HWY_INLINE void PrefetchStep(const void* p) {
 // each row, read once, is multiplied with the vectors four at a time (the
 // most whose accumulators stay in AVX2's 16 registers), then two, then one.
 constexpr int kMaxVectorsPerDot = 4;
+// The most bytes that the rows of one DotRows call may span.
+constexpr size_t kRowsReach = 4096;
 
 template <class K, int kN>
 HWY_INLINE void DotInto(const uint8_t* row, int64_t cols, const float* x, const XSums& xs, int64_t t, float* y,
@@ -157,7 +162,19 @@ template <class K>
 void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
               XSums xs, int64_t n, float* y, int64_t y_stride) {
   PrefetchStart(W, row_bytes, r0, r1);
-  for (int64_t r = r0; r < r1; ++r) {
+  int64_t r = r0;
+  if constexpr (requires { K::kRowsPerDot; }) {
+    // One vector: kernels that take several rows at a time (DotRows), with
+    // each row's result the one Dot gives it alone. Short rows only: their
+    // stream is prefetched in address order, kRowsPerDot rows at a time, so
+    // that all of them start within the stream's reach (DotRows).
+    if (n == 1 && static_cast<size_t>(K::kRowsPerDot) * row_bytes <= kRowsReach) {
+      for (; r + K::kRowsPerDot <= r1; r += K::kRowsPerDot) {
+        K::DotRows(W + static_cast<size_t>(r) * row_bytes, row_bytes, cols, xs, y + r);
+      }
+    }
+  }
+  for (; r < r1; ++r) {
     const uint8_t* row = W + static_cast<size_t>(r) * row_bytes;
     int64_t t = 0;
     for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {

@@ -1,5 +1,6 @@
 // Weight-streaming speed of the GEMV kernels at the TinyLlama-1.1B matrix
-// shapes, and the read bandwidth they are measured against.
+// shapes and SmolLM2's gate and up (3072 x 576: short rows), and the read
+// bandwidth they are measured against.
 //
 // Each benchmark cycles through enough copies of its matrix (>= 1 GiB, more
 // than the last-level cache) that every call reads its weights from DRAM, as
@@ -63,7 +64,7 @@ void BM_gemv(benchmark::State& state, ck::DType dt, size_t cycle_bytes) {
 
 void Shapes(benchmark::internal::Benchmark* b) {
   for (int threads : {1, 2}) {
-    for (auto [rows, cols] : {std::pair{2048, 2048}, {256, 2048}, {5632, 2048}, {2048, 5632}, {32000, 2048}}) {
+    for (auto [rows, cols] : {std::pair{2048, 2048}, {256, 2048}, {5632, 2048}, {2048, 5632}, {32000, 2048}, {3072, 576}}) {
       b->Args({rows, cols, threads});
     }
   }

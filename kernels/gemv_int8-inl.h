@@ -206,7 +206,7 @@ HWY_INLINE VQ AddPairs(VQ a, VQ b) {
 }
 
 // The coefficients of four blocks in the lanes that hold their sums after
-// two rounds of AddPairs: lanes 0-3 and, on 256-bit vectors, 4-7 again
+// GroupSums: lanes 0-3 and, on 256-bit vectors, 4-7 again
 // (each half holds a partial sum of every block).
 HWY_INLINE VQF Coefficients4(const float* p) {
 #if HWY_TARGET <= HWY_AVX2
@@ -263,6 +263,23 @@ HWY_INLINE void UnitSums(const UnitFn& unit, int j, int64_t valid, const int8_t*
   for (int t = 0; t < kN; ++t) s[t] = UnitSum(w, xq[t] + j * kQK);
 }
 
+// The four-unit reduction below, in two steps: per 128 bits, [a0 + a2,
+// b0 + b2, a1 + a3, b1 + b3] of two units' lanes, then of two such, the
+// sums of the four units' four lanes [a, b, c, d]. The same sums as two
+// rounds of horizontal adds (AddPairs), from single-op unpacks: vphaddd is
+// three ops, and Zen 3 ran one every two cycles against two unpacks a
+// cycle. (The 1-row Q8_0 loop, bound by its multiplies, took as long
+// either way: docs/kernels.md, session 26.)
+HWY_INLINE VQ InterleavedSums(VQ a, VQ b) {
+  return hn::Add(hn::InterleaveLower(DQ(), a, b), hn::InterleaveUpper(DQ(), a, b));
+}
+HWY_INLINE VQ QuadSums(VQ ab, VQ cd) {
+  const hn::Repartition<int64_t, DQ> d64;
+  const auto ab64 = hn::BitCast(d64, ab), cd64 = hn::BitCast(d64, cd);
+  return hn::Add(hn::BitCast(DQ(), hn::InterleaveLower(d64, ab64, cd64)),
+                 hn::BitCast(DQ(), hn::InterleaveUpper(d64, ab64, cd64)));
+}
+
 // sums[t] = the sums of four units (the first `valid` of them) with the
 // activations xq[t], reduced to one lane per unit (Coefficients4's layout).
 // Straight-line code: as a loop over the units GCC kept the loop and its
@@ -273,10 +290,10 @@ HWY_INLINE void GroupSums(const UnitFn& unit, int64_t valid, const int8_t* const
   VQ s0[kN], s1[kN], first[kN];
   UnitSums<kN, W>(unit, 0, valid, xq, s0);
   UnitSums<kN, W>(unit, 1, valid, xq, s1);
-  for (int t = 0; t < kN; ++t) first[t] = AddPairs(s0[t], s1[t]);
+  for (int t = 0; t < kN; ++t) first[t] = InterleavedSums(s0[t], s1[t]);
   UnitSums<kN, W>(unit, 2, valid, xq, s0);
   UnitSums<kN, W>(unit, 3, valid, xq, s1);
-  for (int t = 0; t < kN; ++t) sums[t] = AddPairs(first[t], AddPairs(s0[t], s1[t]));
+  for (int t = 0; t < kN; ++t) sums[t] = QuadSums(first[t], InterleavedSums(s0[t], s1[t]));
 }
 
 // acc + sums * (a * s): a * s waits on no product, so the chain from the
@@ -326,19 +343,19 @@ HWY_INLINE VQF AddResidualGroup(const UnitFn& unit, int64_t k0, int64_t valid, V
   return AddScaled(acc, sum, a, Coefficients4(r.rscale8 + k0));
 }
 
-// acc[t] = group(acc[t], g, residuals of vector t) for vector t's spiky
-// groups g, once a row's main loop is done, so that the loop has no test
-// per group: with one, the Q4_0 and Q4_1 kernels ran 3-10 % slower in
-// cache (docs/kernels.md, session 15). The group function is out of line:
-// spiky groups are rare, and the sanitizer build's compile would carry a
-// copy per inlined group.
-template <int kN, class GroupFn>
-HWY_INLINE void AddSpikyGroups(const std::array<XSums, kN>& x, VQF* acc, const GroupFn& group) {
-  for (int t = 0; t < kN; ++t) {
-    for (int32_t i = 0; i < *x[t].n_spiky_groups; ++i) {
-      acc[t] = group(acc[t], x[t].spiky_groups[i], Residuals{x[t].r8, x[t].rscale8, x[t].r8p, x[t].rscale8p});
-    }
+// acc + group(.., g, residuals of vector x) for x's spiky groups g, in a
+// loop of its own, so that the main loop has no test per group: with one,
+// the Q4_0 and Q4_1 kernels ran 3-10 % slower in cache (docs/kernels.md,
+// session 15). The group function is out of line: spiky groups are rare,
+// and the sanitizer build's compile would carry a copy per inlined group.
+// By value: with the accumulators passed by pointer GCC kept them in
+// memory, stored at every group of the main loop.
+template <class GroupFn>
+HWY_INLINE VQF AddSpikyGroups(const XSums& x, VQF acc, const GroupFn& group) {
+  for (int32_t i = 0; i < *x.n_spiky_groups; ++i) {
+    acc = group(acc, x.spiky_groups[i], Residuals{x.r8, x.rscale8, x.r8p, x.rscale8p});
   }
+  return acc;
 }
 
 // The 32 bytes at p as nibbles: the low ones, or the high ones.
@@ -375,6 +392,39 @@ HWY_INLINE void NibblePairs(const uint8_t* qs, VB* nib) {
 // IQ4_NL's codebook value of each nibble (a byte shuffle).
 HWY_INLINE VBS Codebook(VB nibbles) {
   return hn::TableLookupBytes(hn::LoadDup128(DBS(), kIQ4Values), hn::BitCast(DBS(), nibbles));
+}
+
+// [A, B, C, D]: the sums of the lanes of a, b, c and d, each by the same
+// additions in the same order whichever of the four places it has.
+HWY_INLINE hn::Vec<hn::Full128<float>> Totals4(VQF a, VQF b, VQF c, VQF d) {
+  const hn::Repartition<double, DQF> d64;
+  const VQF ab = hn::Add(hn::InterleaveLower(DQF(), a, b), hn::InterleaveUpper(DQF(), a, b));
+  const VQF cd = hn::Add(hn::InterleaveLower(DQF(), c, d), hn::InterleaveUpper(DQF(), c, d));
+  const auto ab64 = hn::BitCast(d64, ab), cd64 = hn::BitCast(d64, cd);
+  const VQF abcd = hn::Add(hn::BitCast(DQF(), hn::InterleaveLower(d64, ab64, cd64)),
+                           hn::BitCast(DQF(), hn::InterleaveUpper(d64, ab64, cd64)));
+#if HWY_TARGET <= HWY_AVX2
+  return hn::Add(hn::LowerHalf(abcd), hn::UpperHalf(hn::Full128<float>(), abcd));
+#else
+  return abcd;
+#endif
+}
+
+// out[j] = the sum of the lanes of v[j], j < kCount, four at a time.
+template <int kCount>
+HWY_INLINE void StoreTotals(const VQF* v, float* out) {
+  const hn::Full128<float> d4;
+  for (int j = 0; j < kCount; j += 4) {
+    const auto totals = Totals4(v[j], v[std::min(j + 1, kCount - 1)], v[std::min(j + 2, kCount - 1)],
+                                v[std::min(j + 3, kCount - 1)]);
+    if (j + 4 <= kCount) {
+      hn::StoreU(totals, d4, out + j);
+    } else {
+      HWY_ALIGN float lanes[4];
+      hn::Store(totals, d4, lanes);
+      for (int k = j; k < kCount; ++k) out[k] = lanes[k - j];
+    }
+  }
 }
 
 template <class Block>
@@ -427,21 +477,29 @@ struct Int8Kernel {
   static HWY_INLINE void Scales(const Block* b, int64_t valid, VQF& d, VQF& c) {
 #if HWY_TARGET <= HWY_AVX2
     // The first four bytes of every block: d and m, or d and two bytes that
-    // the even lanes below leave out.
+    // the shuffle below leaves out.
     uint32_t dm[kX8Group] = {};
     for (int j = 0; j < kX8Group; ++j) {
       if (j < valid) std::memcpy(&dm[j], &b[j].d, 4);
     }
     const __m128i packed = _mm_set_epi32(static_cast<int>(dm[3]), static_cast<int>(dm[2]), static_cast<int>(dm[1]),
                                          static_cast<int>(dm[0]));
+    // A byte shuffle puts the d (or m) of each lane's block in the lane's
+    // half, and one conversion of four halves makes them floats: three ops
+    // (two with no m) where converting all eight halves and permuting the
+    // lanes took four (six), each permute (vpermps) two ops and 7 cycles
+    // of latency on the way to the group's multiply-add. Bytes 4 j, 4 j + 1
+    // hold block j's d, 4 j + 2, 4 j + 3 its m.
+    alignas(16) static constexpr uint8_t kHalves[2][2][16] = {
+        {{0, 1, 4, 5, 8, 9, 12, 13, 0, 1, 4, 5, 8, 9, 12, 13}, {2, 3, 6, 7, 10, 11, 14, 15, 2, 3, 6, 7, 10, 11, 14, 15}},
+        {{0, 1, 0, 1, 8, 9, 8, 9, 4, 5, 4, 5, 12, 13, 12, 13}, {2, 3, 2, 3, 10, 11, 10, 11, 6, 7, 6, 7, 14, 15, 14, 15}}};
     const hn::Rebind<hwy::float16_t, DQF> dh;
-    const VQF f = hn::PromoteTo(DQF(), hn::Vec<decltype(dh)>{packed});
-    // f holds d0 m0 d1 m1 ...: the lanes of the d (even) and m (odd) of
-    // each block of the layout.
-    alignas(32) static constexpr int32_t kEven[2][8] = {{0, 2, 4, 6, 0, 2, 4, 6}, {0, 0, 4, 4, 2, 2, 6, 6}};
-    alignas(32) static constexpr int32_t kOdd[2][8] = {{1, 3, 5, 7, 1, 3, 5, 7}, {1, 1, 5, 5, 3, 3, 7, 7}};
-    d = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kEven[kPairLayout]));
-    if constexpr (T::kHasMin) c = hn::TableLookupLanes(f, hn::SetTableIndices(DQF(), kOdd[kPairLayout]));
+    auto convert = [&](const uint8_t* table) {
+      const __m128i picked = _mm_shuffle_epi8(packed, _mm_load_si128(reinterpret_cast<const __m128i*>(table)));
+      return hn::PromoteTo(DQF(), hn::Vec<decltype(dh)>{picked});
+    };
+    d = convert(kHalves[kPairLayout][0]);
+    if constexpr (T::kHasMin) c = convert(kHalves[kPairLayout][1]);
 #else
     HWY_ALIGN float ds[kX8Group] = {}, ms[kX8Group] = {};
     for (int j = 0; j < valid; ++j) {
@@ -573,22 +631,11 @@ struct Int8Kernel {
     return AddResidualGroup<W>(UnitsFrom(b, k0), k0, valid, d, r, acc);
   }
 
+  // acc[t] (and off[t]) + the products of blocks k0 .. nb, a row's last
+  // ones after its whole groups, with vector t.
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
-    const auto* b = reinterpret_cast<const Block*>(row);
-    const int64_t nb = cols / kQK;
-    const auto x = Vectors<kN>(xs, cols);
-    VQF acc[kN], off[kN];
-    for (int t = 0; t < kN; ++t) acc[t] = off[t] = hn::Zero(DQF());
-    int64_t k0 = 0;
-    for (; k0 + kX8Group <= nb; k0 += kX8Group) {
-      StreamStep<kX8Group * sizeof(Block)>(b + k0);
-      if constexpr (kPaired) {
-        PairedGroup<kN, 2>(b, k0, x, acc, off);
-      } else {
-        Group<kN>(b, k0, kX8Group, x, acc, off);
-      }
-    }
+  static HWY_INLINE void LastBlocks(const Block* b, int64_t k0, int64_t nb, const std::array<XSums, kN>& x, VQF* acc,
+                                    VQF* off) {
     if constexpr (kPaired) {
       // Only a last pair: the generic group reads its activations four
       // blocks at a time from a multiple of four (three or one blocks).
@@ -612,8 +659,79 @@ struct Int8Kernel {
           break;
       }
     }
-    AddSpikyGroups<kN>(x, acc, [b, nb](VQF a, int64_t g, const Residuals& r) { return SpikyGroup(b, nb, a, g, r); });
-    for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), hn::Add(acc[t], off[t])));
+  }
+
+  // The start of row b (the second terms of its spiky groups, whose
+  // out-of-line calls then find no other row's accumulators live), its
+  // whole groups from block k0 and its end, for RowsDot.
+  template <int kN>
+  static HWY_INLINE void StartRow(const Block* b, int64_t nb, const std::array<XSums, kN>& x, VQF* acc, VQF* off) {
+    const auto group = [b, nb](VQF a, int64_t g, const Residuals& r) { return SpikyGroup(b, nb, a, g, r); };
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = AddSpikyGroups(x[t], hn::Zero(DQF()), group);
+      off[t] = hn::Zero(DQF());
+    }
+  }
+  template <int kN>
+  static HWY_INLINE void WholeGroup(const Block* b, int64_t k0, const std::array<XSums, kN>& x, VQF* acc, VQF* off) {
+    if constexpr (kPaired) {
+      PairedGroup<kN, 2>(b, k0, x, acc, off);
+    } else {
+      Group<kN>(b, k0, kX8Group, x, acc, off);
+    }
+  }
+  template <int kN>
+  static HWY_INLINE void EndRow(const Block* b, int64_t k0, int64_t nb, const std::array<XSums, kN>& x, VQF* acc,
+                                VQF* off, VQF* sums) {
+    LastBlocks<kN>(b, k0, nb, x, acc, off);
+    for (int t = 0; t < kN; ++t) sums[t] = hn::Add(acc[t], off[t]);
+  }
+
+  // out[i * kN + t] = dot(row i, vector t) for the rows i in kI, row_bytes
+  // apart. Each row's sums take the same operations in the same order
+  // whatever the rows and kN (Totals4 included), so a row's result does not
+  // depend on the rows or vectors it was computed with. Every step is a
+  // fold over the rows, each row's accumulators named by a constant: with a
+  // loop over the rows, or lambdas, GCC kept them in memory.
+  template <int kN, int... kI>
+  static HWY_INLINE void RowsDot(std::integer_sequence<int, kI...>, const uint8_t* row, size_t row_bytes,
+                                 int64_t cols, const XSums& xs, float* out) {
+    constexpr int kRows = sizeof...(kI);
+    const int64_t nb = cols / kQK;
+    const auto x = Vectors<kN>(xs, cols);
+    const Block* b[kRows] = {reinterpret_cast<const Block*>(row + kI * row_bytes)...};
+    VQF acc[kRows][kN], off[kRows][kN];
+    (StartRow<kN>(b[kI], nb, x, acc[kI], off[kI]), ...);
+    // The rows' bytes are prefetched in address order, as far ahead of
+    // where the rows together have reached as one row's stream goes (a
+    // whole group of each row per step), and the last blocks' with them:
+    // from DRAM, four rows read side by side with each row prefetched on its
+    // own (or not at all) ran at half the speed of one row at a time
+    // (docs/kernels.md, session 26).
+    constexpr size_t kGroupBytes = kX8Group * sizeof(Block);
+    int64_t k0 = 0;
+    for (; k0 + kX8Group <= nb; k0 += kX8Group) {
+      StreamStep<kRows * kGroupBytes>(row + kRows * k0 * sizeof(Block));
+      (WholeGroup<kN>(b[kI], k0, x, acc[kI], off[kI]), ...);
+    }
+    if (k0 < nb) StreamStep<kRows * (kGroupBytes - sizeof(Block))>(row + kRows * k0 * sizeof(Block));
+    VQF sums[kRows * kN];
+    (EndRow<kN>(b[kI], k0, nb, x, acc[kI], off[kI], sums + kI * kN), ...);
+    StoreTotals<kRows * kN>(sums, out);
+  }
+
+  template <int kN>
+  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
+    RowsDot<kN>(std::make_integer_sequence<int, 1>(), row, 0, cols, xs, out);
+  }
+
+  // One vector, several rows at a time (GemvRows): the rows share each
+  // load of the activations and the end of a row's sums, which for
+  // SmolLM2's rows of 18 blocks took more than half the time of the row
+  // (docs/kernels.md, session 26).
+  static constexpr int kRowsPerDot = 4;
+  static HWY_INLINE void DotRows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
+    RowsDot<1>(std::make_integer_sequence<int, kRowsPerDot>(), row, row_bytes, cols, xs, out);
   }
 };
 

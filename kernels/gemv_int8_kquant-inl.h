@@ -366,7 +366,8 @@ struct IQ4_XSInt8Kernel {
                                                         hn::Mul(av, hn::Set(DQF(), kSignedOffset)), x, acc, acc);
       }
     }
-    AddSpikyGroups<kN>(x, acc, [b](VQF a, int64_t g, const Residuals& r) { return SpikyGroup(b, a, g, r); });
+    const auto group = [b](VQF a, int64_t g, const Residuals& r) { return SpikyGroup(b, a, g, r); };
+    for (int t = 0; t < kN; ++t) acc[t] = AddSpikyGroups(x[t], acc[t], group);
     for (int t = 0; t < kN; ++t) out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
   }
 };
