@@ -270,14 +270,16 @@ HWY_INLINE void UnitSums(const UnitFn& unit, int j, int64_t valid, const int8_t*
 // three ops, and Zen 3 ran one every two cycles against two unpacks a
 // cycle. (The 1-row Q8_0 loop, bound by its multiplies, took as long
 // either way: docs/kernels.md, session 26.)
-HWY_INLINE VQ InterleavedSums(VQ a, VQ b) {
-  return hn::Add(hn::InterleaveLower(DQ(), a, b), hn::InterleaveUpper(DQ(), a, b));
+// (For int32 sums, and for the float totals of Totals4.)
+template <class D>
+HWY_INLINE hn::Vec<D> InterleavedSums(D d, hn::Vec<D> a, hn::Vec<D> b) {
+  return hn::Add(hn::InterleaveLower(d, a, b), hn::InterleaveUpper(d, a, b));
 }
-HWY_INLINE VQ QuadSums(VQ ab, VQ cd) {
-  const hn::Repartition<int64_t, DQ> d64;
+template <class D>
+HWY_INLINE hn::Vec<D> QuadSums(D d, hn::Vec<D> ab, hn::Vec<D> cd) {
+  const hn::Repartition<uint64_t, D> d64;
   const auto ab64 = hn::BitCast(d64, ab), cd64 = hn::BitCast(d64, cd);
-  return hn::Add(hn::BitCast(DQ(), hn::InterleaveLower(d64, ab64, cd64)),
-                 hn::BitCast(DQ(), hn::InterleaveUpper(d64, ab64, cd64)));
+  return hn::Add(hn::BitCast(d, hn::InterleaveLower(d64, ab64, cd64)), hn::BitCast(d, hn::InterleaveUpper(d64, ab64, cd64)));
 }
 
 // sums[t] = the sums of four units (the first `valid` of them) with the
@@ -290,10 +292,10 @@ HWY_INLINE void GroupSums(const UnitFn& unit, int64_t valid, const int8_t* const
   VQ s0[kN], s1[kN], first[kN];
   UnitSums<kN, W>(unit, 0, valid, xq, s0);
   UnitSums<kN, W>(unit, 1, valid, xq, s1);
-  for (int t = 0; t < kN; ++t) first[t] = InterleavedSums(s0[t], s1[t]);
+  for (int t = 0; t < kN; ++t) first[t] = InterleavedSums(DQ(), s0[t], s1[t]);
   UnitSums<kN, W>(unit, 2, valid, xq, s0);
   UnitSums<kN, W>(unit, 3, valid, xq, s1);
-  for (int t = 0; t < kN; ++t) sums[t] = QuadSums(first[t], InterleavedSums(s0[t], s1[t]));
+  for (int t = 0; t < kN; ++t) sums[t] = QuadSums(DQ(), first[t], InterleavedSums(DQ(), s0[t], s1[t]));
 }
 
 // acc + sums * (a * s): a * s waits on no product, so the chain from the
@@ -397,12 +399,7 @@ HWY_INLINE VBS Codebook(VB nibbles) {
 // [A, B, C, D]: the sums of the lanes of a, b, c and d, each by the same
 // additions in the same order whichever of the four places it has.
 HWY_INLINE hn::Vec<hn::Full128<float>> Totals4(VQF a, VQF b, VQF c, VQF d) {
-  const hn::Repartition<double, DQF> d64;
-  const VQF ab = hn::Add(hn::InterleaveLower(DQF(), a, b), hn::InterleaveUpper(DQF(), a, b));
-  const VQF cd = hn::Add(hn::InterleaveLower(DQF(), c, d), hn::InterleaveUpper(DQF(), c, d));
-  const auto ab64 = hn::BitCast(d64, ab), cd64 = hn::BitCast(d64, cd);
-  const VQF abcd = hn::Add(hn::BitCast(DQF(), hn::InterleaveLower(d64, ab64, cd64)),
-                           hn::BitCast(DQF(), hn::InterleaveUpper(d64, ab64, cd64)));
+  const VQF abcd = QuadSums(DQF(), InterleavedSums(DQF(), a, b), InterleavedSums(DQF(), c, d));
 #if HWY_TARGET <= HWY_AVX2
   return hn::Add(hn::LowerHalf(abcd), hn::UpperHalf(hn::Full128<float>(), abcd));
 #else
