@@ -473,6 +473,22 @@ struct Int8Kernel {
   template <bool kPairLayout = false>
   static HWY_INLINE void Scales(const Block* b, int64_t valid, VQF& d, VQF& c) {
 #if HWY_TARGET <= HWY_AVX2
+    if constexpr (!kPairLayout && !T::kHasMin) {
+      // The four fp16 d side by side in a general register, moved to a
+      // vector register and converted: 3 vector ops where the gather by
+      // inserts and the byte shuffle below take 6, on the pipes that the
+      // byte products fill (Q8_0 1024 x 2048 in cache 87 -> 82 us on Zen 3;
+      // ik_llama.cpp gathers its Q8_0 scales so too; docs/kernels.md,
+      // session 27). For the pair layout, and d with m, the shuffle stays:
+      // this way Q4_0 and Q4_1 ran 6-35 % slower.
+      uint64_t h[kX8Group] = {};
+      for (int j = 0; j < kX8Group; ++j) {
+        if (j < valid) h[j] = b[j].d;
+      }
+      d = VQF{_mm256_cvtph_ps(_mm_set1_epi64x(static_cast<int64_t>(h[0] | h[1] << 16 | h[2] << 32 | h[3] << 48)))};
+      c = hn::Mul(d, hn::Set(DQF(), kOffset));
+      return;
+    }
     // The first four bytes of every block: d and m, or d and two bytes that
     // the shuffle below leaves out.
     uint32_t dm[kX8Group] = {};
@@ -704,14 +720,19 @@ struct Int8Kernel {
     // whole group of each row per step), and the last blocks' with them:
     // from DRAM, four rows read side by side with each row prefetched on its
     // own (or not at all) ran at half the speed of one row at a time
-    // (docs/kernels.md, session 26).
+    // (docs/kernels.md, session 26). One Q8_0 row at a time outruns DRAM
+    // on Zen 3 (in cache ~27 GB/s): there the L1 stream only held fill
+    // buffers that the hardware prefetcher's stream would use, and 1 thread
+    // decoded the 1.1B-shaped file 3-8 % faster without it (session 27).
+    const StreamDistances& stream =
+        kRows == 1 && std::is_same_v<Block, BlockQ8_0> ? kDramBoundStreamDistances : kStreamDistances;
     constexpr size_t kGroupBytes = kX8Group * sizeof(Block);
     int64_t k0 = 0;
     for (; k0 + kX8Group <= nb; k0 += kX8Group) {
-      StreamStep<kRows * kGroupBytes>(row + kRows * k0 * sizeof(Block));
+      StreamStep<kRows * kGroupBytes>(row + kRows * k0 * sizeof(Block), stream);
       (WholeGroup<kN>(b[kI], k0, x, acc[kI], off[kI]), ...);
     }
-    if (k0 < nb) StreamStep<kRows * (kGroupBytes - sizeof(Block))>(row + kRows * k0 * sizeof(Block));
+    if (k0 < nb) StreamStep<kRows * (kGroupBytes - sizeof(Block))>(row + kRows * k0 * sizeof(Block), stream);
     VQF sums[kRows * kN];
     (EndRow<kN>(b[kI], k0, nb, x, acc[kI], off[kI], sums + kI * kN), ...);
     StoreTotals<kRows * kN>(sums, out);
