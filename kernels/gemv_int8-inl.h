@@ -720,12 +720,12 @@ struct Int8Kernel {
     // whole group of each row per step), and the last blocks' with them:
     // from DRAM, four rows read side by side with each row prefetched on its
     // own (or not at all) ran at half the speed of one row at a time
-    // (docs/kernels.md, session 26). One Q8_0 row at a time outruns DRAM
-    // on Zen 3 (in cache ~27 GB/s): there the L1 stream only held fill
+    // (docs/kernels.md, session 26). One Q8_0 row with one vector outruns
+    // DRAM on Zen 3 (in cache ~27 GB/s): there the L1 stream only held fill
     // buffers that the hardware prefetcher's stream would use, and 1 thread
     // decoded the 1.1B-shaped file 3-8 % faster without it (session 27).
     const StreamDistances& stream =
-        kRows == 1 && std::is_same_v<Block, BlockQ8_0> ? kDramBoundStreamDistances : kStreamDistances;
+        kRows == 1 && kN == 1 && std::is_same_v<Block, BlockQ8_0> ? kDramBoundStreamDistances : kStreamDistances;
     constexpr size_t kGroupBytes = kX8Group * sizeof(Block);
     int64_t k0 = 0;
     for (; k0 + kX8Group <= nb; k0 += kX8Group) {
