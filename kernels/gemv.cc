@@ -159,6 +159,19 @@ struct Activations {
     }
   };
   Rounded by32, by256;
+  std::vector<int16_t> bsum16, rbsum16;
+
+  // out = the sums of q per 16 bytes, each 256's 16 sums in XSums::bsum16_8k's
+  // order (the even sub-blocks, then the odd ones).
+  static void integer_sums16(const std::vector<int8_t>& q, std::vector<int16_t>& out) {
+    out.resize(q.size() / 16);
+    for (size_t s = 0; s < out.size(); ++s) {
+      int sum = 0;
+      for (size_t i = 0; i < 16; ++i) sum += q[16 * s + i];
+      const size_t within = s % 16;
+      out[s - within + (within % 2) * 8 + within / 2] = static_cast<int16_t>(sum);
+    }
+  }
   std::vector<int8_t> q8p, r8p;
   std::vector<float> scale8p, rscale8p, sum8p;
   std::vector<uint8_t> spiky4;  // per group of kX8Pad blocks: has a spiky one
@@ -240,6 +253,10 @@ struct Activations {
       xs.sum32_8k = by256.sum32.data();
       xs.r8k = by256.r.data();
       xs.rscale8k = by256.rscale.data();
+      integer_sums16(by256.q, bsum16);
+      integer_sums16(by256.r, rbsum16);
+      xs.bsum16_8k = bsum16.data();
+      xs.rbsum16_8k = rbsum16.data();
     }
     return xs;
   }

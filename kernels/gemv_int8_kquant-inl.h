@@ -10,8 +10,10 @@
 // int32 and meet the float scales once: d times the activation scale. With
 // a scale per 32 activations every unit ended in a lane reduction and float
 // work of its own, which made decode compute-bound on Zen 3 (docs/kernels.md,
-// session 12). The offsets (minimums, Q6_K's -32) multiply the sums of the
-// rounded activations per 16 or 32 values in float, once per super-block.
+// session 12). The offsets that d scales too (Q6_K's -32, Q3_K's -4) join
+// those sums in int32, by the integer sums of the activation bytes per 16;
+// the minimums (Q4_K, Q5_K, Q2_K) multiply the sums of the rounded
+// activations per 16 or 32 values in float, once per super-block.
 // IQ4_XS (signed codebook bytes, which pmaddwd scales cannot follow on the
 // pair-sum targets) keeps gemv_int8-inl.h's units of 32 and groups of four.
 
@@ -84,21 +86,29 @@ HWY_NOINLINE VQ ResidualSuperBlockSums(const UnitFn& unit, const int8_t* rq) {
   return sum;
 }
 
+// For kernels whose offsets are not in d's integer sums: none.
+struct NoIntegerOffset {
+  HWY_INLINE VQ operator()(VQ sums, const int16_t*) const { return sums; }
+};
+
 // acc[t] += d * s * (the sums of super-block k with q8k), and d * s' * (the
-// sums with r8k) where the super-block is spiky.
-template <int kN, class UnitFn>
+// sums with r8k) where the super-block is spiky; offset(sums, the integer
+// sums per 16 of q8k or r8k) adds an offset that d scales too (Q6_K's -32,
+// Q3_K's -4) in int32.
+template <int kN, class UnitFn, class OffsetFn = NoIntegerOffset>
 HWY_INLINE void AccumulateSuperBlock(const UnitFn& unit, int64_t k, float d, const std::array<XSums, kN>& x,
-                                     VQF* acc) {
+                                     VQF* acc, const OffsetFn& offset = {}) {
   const int8_t* xq[kN];
   for (int t = 0; t < kN; ++t) xq[t] = x[t].q8k + k * kQK_K;
   VQ sums[kN];
   SuperBlockSums<kN>(unit, xq, sums);
   for (int t = 0; t < kN; ++t) {
-    acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), sums[t]), acc[t]);
+    const VQ all = offset(sums[t], x[t].bsum16_8k + 16 * k);
+    acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), all), acc[t]);
     // Zero or not by its bits, in a general register: a float compare
     // would take one of the vector pipes that bound these kernels.
     if (std::bit_cast<uint32_t>(x[t].rscale8k[k]) != 0) {
-      const VQ rsum = ResidualSuperBlockSums(unit, x[t].r8k + k * kQK_K);
+      const VQ rsum = offset(ResidualSuperBlockSums(unit, x[t].r8k + k * kQK_K), x[t].rbsum16_8k + 16 * k);
       acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
     }
   }
@@ -118,6 +128,14 @@ using D8x16 = hn::Full128<uint8_t>;
 HWY_INLINE void DoubledTables(VS16 s, VS32* tables) {
   tables[0] = hn::BitCast(DS32(), hn::InterleaveLower(DS16(), s, s));
   tables[1] = hn::BitCast(DS32(), hn::InterleaveUpper(DS16(), s, s));
+}
+// The int32 sums of adjacent products a * b of int16 lanes (pmaddwd).
+HWY_INLINE VQ MulPairs(VS16 a, VS16 b) {
+#if HWY_TARGET <= HWY_AVX2
+  return VQ{_mm256_madd_epi16(a.raw, b.raw)};
+#else
+  return VQ{_mm_madd_epi16(a.raw, b.raw)};
+#endif
 }
 template <int kLane>
 HWY_INLINE VS16 ScaleOf(VS32 table) {
@@ -213,6 +231,7 @@ template <class Block>
 struct Scaled16Kernel {
   static constexpr bool kQ6 = std::is_same_v<Block, BlockQ6_K>;
   static constexpr bool kQ3 = std::is_same_v<Block, BlockQ3_K>;
+  static constexpr bool kIntegerOffset = kQ6 || kQ3;
 
   // The bytes u of quarter j of half h (16-bit shifts: each byte keeps its
   // own bits under the masks).
@@ -282,19 +301,16 @@ struct Scaled16Kernel {
       const float d = LoadHalf(&b.d);
       HWY_ALIGN int8_t sc[16], m[16];
       Scales(b, sc, m);
-      // The offsets: -32 d sc_s (Q6_K), -4 d sc_s (Q3_K), -dmin m_s (Q2_K),
-      // times the sums of x over each sub-block.
-      const int8_t* per_sub = kQ6 || kQ3 ? sc : m;
-      float factor;
-      if constexpr (kQ6 || kQ3) {
-        factor = (kQ6 ? -32.0f : -4.0f) * d;
-      } else {
-        factor = -LoadHalf(&b.dmin);
-      }
-      for (size_t i = 0; i < 16; i += hn::Lanes(df16)) {
-        const auto o = hn::Mul(hn::ConvertTo(df16, hn::PromoteTo(di32, hn::LoadU(di8, per_sub + i))),
-                               hn::Set(df16, factor));
-        for (int t = 0; t < kN; ++t) offset[t] = hn::MulAdd(o, hn::LoadU(df16, x[t].sum16_8k + 16 * k + i), offset[t]);
+      if constexpr (!kIntegerOffset) {
+        // Q2_K's offsets, -dmin m_s, times the sums of x over each
+        // sub-block, in float: dmin is not d.
+        const float factor = -LoadHalf(&b.dmin);
+        for (size_t i = 0; i < 16; i += hn::Lanes(df16)) {
+          const auto o = hn::Mul(hn::ConvertTo(df16, hn::PromoteTo(di32, hn::LoadU(di8, m + i))), hn::Set(df16, factor));
+          for (int t = 0; t < kN; ++t) {
+            offset[t] = hn::MulAdd(o, hn::LoadU(df16, x[t].sum16_8k + 16 * k + i), offset[t]);
+          }
+        }
       }
       // Unit 4h + j is quarter j of half h; its first 16 weights have
       // scale 8h + 2j, the rest 8h + 2j + 1: ScaleOf<j> of tables[v][h],
@@ -303,13 +319,15 @@ struct Scaled16Kernel {
       alignas(16) static constexpr uint8_t kEvenOdd[16] = {0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15};
       const hn::Full128<int8_t> d8;
       const auto even_odd = hn::TableLookupBytes(hn::Load(d8, sc), hn::BitCast(d8, hn::Load(D8x16(), kEvenOdd)));
-      VS32 tables[kBlockVectors][2];
+      VS16 sc16[kBlockVectors];  // the scales, even then odd ones
 #if HWY_TARGET <= HWY_AVX2
-      DoubledTables(hn::PromoteTo(DS16(), even_odd), tables[0]);
+      sc16[0] = hn::PromoteTo(DS16(), even_odd);
 #else
-      DoubledTables(hn::PromoteTo(DS16(), hn::LowerHalf(even_odd)), tables[0]);
-      DoubledTables(hn::PromoteTo(DS16(), hn::UpperHalf(hn::Half<decltype(d8)>(), even_odd)), tables[1]);
+      sc16[0] = hn::PromoteTo(DS16(), hn::LowerHalf(even_odd));
+      sc16[1] = hn::PromoteTo(DS16(), hn::UpperHalf(hn::Half<decltype(d8)>(), even_odd));
 #endif
+      VS32 tables[kBlockVectors][2];
+      for (size_t v = 0; v < kBlockVectors; ++v) DoubledTables(sc16[v], tables[v]);
       const auto unit = [&b, &tables](auto u, ScaledBytes* w) {
         constexpr int kH = decltype(u)::value / 4, kJ = decltype(u)::value % 4;
         for (size_t v = 0; v < kBlockVectors; ++v) {
@@ -317,10 +335,28 @@ struct Scaled16Kernel {
           w[v].scale = ScaleOf<kJ>(tables[v][kH]);
         }
       };
-      AccumulateSuperBlock<kN>(unit, k, d, x, acc);
+      if constexpr (kIntegerOffset) {
+        // -32 sc_s (Q6_K), -4 sc_s (Q3_K) times the integer sums of the
+        // bytes per sub-block, added to the sums before d scales them: a
+        // pmaddwd, a shift and a subtraction where the offsets in float took
+        // 13 vector ops a super-block (Q6_K in cache, 1024 x 2048, Zen 3:
+        // 93-95 -> 83-84 us; docs/kernels.md, session 27). Exact, as the
+        // rest of the sums.
+        const auto integer_offset = [&sc16](VQ sums, const int16_t* bsums) {
+          VQ o = hn::Zero(DQ());
+          for (size_t v = 0; v < kBlockVectors; ++v) {
+            o = hn::Add(o, MulPairs(sc16[v], hn::LoadU(DS16(), bsums + v * hn::Lanes(DS16()))));
+          }
+          return hn::Sub(sums, hn::ShiftLeft<kQ6 ? 5 : 2>(o));
+        };
+        AccumulateSuperBlock<kN>(unit, k, d, x, acc, integer_offset);
+      } else {
+        AccumulateSuperBlock<kN>(unit, k, d, x, acc);
+      }
     }
     for (int t = 0; t < kN; ++t) {
-      out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) + hn::GetLane(hn::SumOfLanes(df16, offset[t]));
+      out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
+      if constexpr (!kIntegerOffset) out[t] += hn::GetLane(hn::SumOfLanes(df16, offset[t]));
     }
   }
 };

@@ -71,6 +71,12 @@ struct XSums {
   const float* sum32_8k;
   const int8_t* r8k;
   const float* rscale8k;
+  // The integer sums of q8k and of r8k per 16 values, each super-block's
+  // 16 in the order of sub-blocks 0, 2, .. 14, 1, 3, .. 15 (the order in
+  // which Q6_K's and Q3_K's kernels hold their scales). Per vector: cols /
+  // 16. (r: stale outside the spiky super-blocks, where rscale8k is zero.)
+  const int16_t* bsum16_8k;
+  const int16_t* rbsum16_8k;
 };
 
 // Rows [r0, r1) of W times n vectors (x in fp32, xs rounded), into
