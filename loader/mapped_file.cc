@@ -17,6 +17,37 @@ namespace {
 [[noreturn]] void fail(const std::filesystem::path& path, const char* what) {
   throw std::runtime_error(path.string() + ": " + what + ": " + std::strerror(errno));
 }
+
+// The file read-only at an address that is a multiple of 2 MiB, asked for
+// in huge pages: where the kernel keeps a file's cache in 2 MiB folios it
+// can then map each with one TLB entry (a 2 MiB-aligned part of the file
+// needs a 2 MiB-aligned address). On Zen 3 under KVM, one thread read Q8_0
+// weights 14 % faster from 2 MiB pages than from 4 KiB ones
+// (docs/kernels.md, session 27). Where the kernel cannot, a plain mapping.
+void* map_huge_aligned(int fd, size_t size) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  void* p = MAP_FAILED;
+  void* span = ::mmap(nullptr, size + kHuge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (span != MAP_FAILED) {
+    auto* base = static_cast<uint8_t*>(span);
+    auto* aligned = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(base) + kHuge - 1) / kHuge * kHuge);
+    p = ::mmap(aligned, size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+      ::munmap(span, size + kHuge);
+    } else {
+      // The reservation's parts before and after the file.
+      if (aligned > base) ::munmap(base, static_cast<size_t>(aligned - base));
+      const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+      uint8_t* end = aligned + (size + page - 1) / page * page;
+      if (end < base + size + kHuge) ::munmap(end, static_cast<size_t>(base + size + kHuge - end));
+    }
+  }
+  if (p == MAP_FAILED) return ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+#ifdef MADV_HUGEPAGE
+  ::madvise(p, size, MADV_HUGEPAGE);  // advice only: an error changes nothing
+#endif
+  return p;
+}
 }  // namespace
 
 MappedFile MappedFile::open(const std::filesystem::path& path) {
@@ -38,7 +69,7 @@ MappedFile MappedFile::open(const std::filesystem::path& path) {
   file.size_ = static_cast<size_t>(st.st_size);
   // mmap of length 0 is an error; an empty file maps to an empty view.
   if (file.size_ > 0) {
-    void* p = ::mmap(nullptr, file.size_, PROT_READ, MAP_SHARED, fd, 0);
+    void* p = map_huge_aligned(fd, file.size_);
     if (p == MAP_FAILED) {
       const int err = errno;
       ::close(fd);
