@@ -15,6 +15,7 @@
 
 #include "kernels/bandwidth.h"
 #include "kernels/gemv.h"
+#include "kernels/huge_pages.h"
 #include "kernels/quantize.h"
 
 namespace {
@@ -22,8 +23,9 @@ namespace {
 constexpr size_t kCycleBytes = size_t{1} << 30;
 constexpr size_t kHotBytes = 0;  // one copy: stays in cache, measures compute
 
+// In 2 MiB pages, as decode reads the model file.
 struct Copies {
-  std::vector<uint8_t> bytes;
+  ck::HugePageBuffer bytes;
   size_t matrix_bytes;
   size_t count;
 };
@@ -36,15 +38,15 @@ Copies make_copies(ck::DType dt, int64_t rows, int64_t cols, size_t cycle_bytes)
   Copies c;
   c.matrix_bytes = ck::row_bytes(ck::traits(dt), cols) * static_cast<size_t>(rows);
   c.count = std::max<size_t>(1, cycle_bytes / c.matrix_bytes + 1);
-  c.bytes.resize(c.matrix_bytes * c.count);
+  c.bytes = ck::allocate_huge_pages(c.matrix_bytes * c.count);
   try {
-    ck::quantize(dt, w.data(), c.bytes.data(), rows * cols);
+    ck::quantize(dt, w.data(), c.bytes.get(), rows * cols);
   } catch (const std::runtime_error&) {
     // No quantizer for this dtype (Q2_K, Q3_K, IQ4_NL, IQ4_XS): random bytes, since
     // the integer kernels take the same time whatever the values.
     for (size_t i = 0; i < c.matrix_bytes; ++i) c.bytes[i] = static_cast<uint8_t>(rng());
   }
-  for (size_t i = 1; i < c.count; ++i) std::memcpy(c.bytes.data() + i * c.matrix_bytes, c.bytes.data(), c.matrix_bytes);
+  for (size_t i = 1; i < c.count; ++i) std::memcpy(c.bytes.get() + i * c.matrix_bytes, c.bytes.get(), c.matrix_bytes);
   return c;
 }
 
@@ -55,7 +57,7 @@ void BM_gemv(benchmark::State& state, ck::DType dt, size_t cycle_bytes) {
   std::vector<float> x(static_cast<size_t>(cols), 0.5f), y(static_cast<size_t>(rows));
   size_t i = 0;
   for (auto _ : state) {
-    ck::gemv(dt, c.bytes.data() + (i++ % c.count) * c.matrix_bytes, rows, cols, x.data(), y.data());
+    ck::gemv(dt, c.bytes.get() + (i++ % c.count) * c.matrix_bytes, rows, cols, x.data(), y.data());
     benchmark::DoNotOptimize(y.data());
   }
   state.counters["GB/s"] =
@@ -120,7 +122,7 @@ void BM_gemm(benchmark::State& state, ck::DType dt) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (auto& v : X) v = normal(rng);
   for (auto _ : state) {
-    ck::gemm(dt, c.bytes.data(), rows, cols, X.data(), n, Y.data());
+    ck::gemm(dt, c.bytes.get(), rows, cols, X.data(), n, Y.data());
     benchmark::DoNotOptimize(Y.data());
   }
   state.counters["GFLOP/s"] =
