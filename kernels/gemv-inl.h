@@ -44,7 +44,9 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 // Every dtype kernel (gemv_float-inl.h, gemv_int8-inl.h, gemv_int8_kquant-inl.h)
 // provides, for one row of `cols` weights and kN
 // activation vectors (several sequences decoding together):
-//   template <int kN> static void Dot(const uint8_t* row, int64_t cols, const float* x, XSums xs, float* out)
+//   template <int kN> static void Dot(const uint8_t* row, int64_t cols, const float* x, const XSums& xs, float* out)
+//     (HWY_INLINE where the row loops call it: out of line, Q5_K ran 5-8 %
+//     slower in cache, session 28)
 //     out[t] = dot(row, vector t). Vector t is x + t * cols in fp32 and, in
 //     the rounded forms, at the offsets VectorOf gives. Each block of weights is decoded once into
 //     registers and multiplied with all kN vectors; every vector sees the
@@ -159,23 +161,39 @@ HWY_INLINE void PrefetchStart(const uint8_t* W, size_t row_bytes, int64_t r0, in
   for (size_t off = 0; off < bytes; off += 64) PrefetchToL2(first + off);
 }
 
+// Rows [r, r1) times one vector (decode), in a function of its own: beside
+// the loops over several vectors in one function, the one-vector loop
+// reloaded its values from the stack at every row, and some kernels' rows
+// were calls (Zen 3 in cache, 1024 x 2048: Q8_0 80 -> 75 us, Q6_K 82 ->
+// 78, Q3_K 115 -> 90, the others level to 5 % faster; docs/kernels.md,
+// session 28). xs by value: by reference, SmolLM2's short rows ran 5 %
+// slower.
 template <class K>
-void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
-              XSums xs, int64_t n, float* y, int64_t y_stride) {
-  PrefetchStart(W, row_bytes, r0, r1);
-  int64_t r = r0;
+HWY_NOINLINE void GemvRowsOneVector(const uint8_t* W, size_t row_bytes, int64_t r, int64_t r1, int64_t cols,
+                                    const float* x, XSums xs, float* y) {
   if constexpr (requires { K::kRowsPerDot; }) {
-    // One vector: kernels that take several rows at a time (DotRows), with
-    // each row's result the one Dot gives it alone. Short rows only: their
-    // stream is prefetched in address order, kRowsPerDot rows at a time, so
-    // that all of them start within the stream's reach (DotRows).
-    if (n == 1 && static_cast<size_t>(K::kRowsPerDot) * row_bytes <= kRowsReach) {
+    // Kernels that take several rows at a time (DotRows), with each row's
+    // result the one Dot gives it alone. Short rows only: their stream is
+    // prefetched in address order, kRowsPerDot rows at a time, so that all
+    // of them start within the stream's reach (DotRows).
+    if (static_cast<size_t>(K::kRowsPerDot) * row_bytes <= kRowsReach) {
       for (; r + K::kRowsPerDot <= r1; r += K::kRowsPerDot) {
         K::DotRows(W + static_cast<size_t>(r) * row_bytes, row_bytes, cols, xs, y + r);
       }
     }
   }
-  for (; r < r1; ++r) {
+  for (; r < r1; ++r) DotInto<K, 1>(W + static_cast<size_t>(r) * row_bytes, cols, x, xs, 0, y + r, 0);
+}
+
+template <class K>
+void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
+              XSums xs, int64_t n, float* y, int64_t y_stride) {
+  PrefetchStart(W, row_bytes, r0, r1);
+  if (n == 1) {
+    GemvRowsOneVector<K>(W, row_bytes, r0, r1, cols, x, xs, y);
+    return;
+  }
+  for (int64_t r = r0; r < r1; ++r) {
     const uint8_t* row = W + static_cast<size_t>(r) * row_bytes;
     int64_t t = 0;
     for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {

@@ -15,7 +15,7 @@ namespace ck::qgemv::HWY_NAMESPACE {
 
 struct F32Kernel {
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float* x, XSums, float* out) {
+  static void Dot(const uint8_t* row, int64_t cols, const float* x, const XSums&, float* out) {
     const DF df;
     const auto* w = reinterpret_cast<const float*>(row);
     const int64_t N = static_cast<int64_t>(hn::Lanes(df));
@@ -52,7 +52,7 @@ struct HalfKernel {
     return bf16_to_fp32(h);
   }
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float* x, XSums, float* out) {
+  static void Dot(const uint8_t* row, int64_t cols, const float* x, const XSums&, float* out) {
     const DF df;
     const auto* w = reinterpret_cast<const uint16_t*>(row);
     const int64_t N = static_cast<int64_t>(hn::Lanes(df));

@@ -61,7 +61,7 @@ struct Int8Kernel {
   static constexpr int kUnit = kIs<BlockQ2_K, BlockQ3_K, BlockQ6_K> ? 16 : kQK;
   static constexpr bool kPer256 = kWeights == kQK_K && !kIs<BlockIQ4_XS>;
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+  static void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
     const auto* b = reinterpret_cast<const Block*>(row);
     const DecodeU8Fn decode = DecodeOf();
     const auto x = Vectors<kN>(xs, cols);
@@ -728,11 +728,19 @@ struct Int8Kernel {
         kRows == 1 && kN == 1 && std::is_same_v<Block, BlockQ8_0> ? kDramBoundStreamDistances : kStreamDistances;
     constexpr size_t kGroupBytes = kX8Group * sizeof(Block);
     int64_t k0 = 0;
-    for (; k0 + kX8Group <= nb; k0 += kX8Group) {
-      StreamStep<kRows * kGroupBytes>(row + kRows * k0 * sizeof(Block), stream);
-      (WholeGroup<kN>(b[kI], k0, x, acc[kI], off[kI]), ...);
+    // Without a stream, a loop with no prefetch tests in it: the tests and
+    // the stream's pointers added 8 instructions to Q8_0's 60 a group, and
+    // without this loop Q8_0 in cache took 88 us where it takes 74 (Zen 3,
+    // session 28).
+    if (stream.l1_ahead == 0 && stream.l2_ahead == 0) {
+      for (; k0 + kX8Group <= nb; k0 += kX8Group) (WholeGroup<kN>(b[kI], k0, x, acc[kI], off[kI]), ...);
+    } else {
+      for (; k0 + kX8Group <= nb; k0 += kX8Group) {
+        StreamStep<kRows * kGroupBytes>(row + kRows * k0 * sizeof(Block), stream);
+        (WholeGroup<kN>(b[kI], k0, x, acc[kI], off[kI]), ...);
+      }
+      if (k0 < nb) StreamStep<kRows * (kGroupBytes - sizeof(Block))>(row + kRows * k0 * sizeof(Block), stream);
     }
-    if (k0 < nb) StreamStep<kRows * (kGroupBytes - sizeof(Block))>(row + kRows * k0 * sizeof(Block), stream);
     VQF sums[kRows * kN];
     (EndRow<kN>(b[kI], k0, nb, x, acc[kI], off[kI], sums + kI * kN), ...);
     StoreTotals<kRows * kN>(sums, out);

@@ -172,7 +172,7 @@ struct Q45_KInt8Kernel {
   static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
 
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
     const auto* blocks = reinterpret_cast<const Block*>(row);
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN], offset[kN];
@@ -283,7 +283,7 @@ struct Scaled16Kernel {
   }
 
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
     const hn::CappedTag<float, 16> df16;
     const hn::Rebind<int32_t, decltype(df16)> di32;
     const hn::Rebind<int8_t, decltype(df16)> di8;
@@ -387,7 +387,7 @@ struct IQ4_XSInt8Kernel {
   }
 
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
     const auto* b = reinterpret_cast<const BlockIQ4_XS*>(row);
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN];

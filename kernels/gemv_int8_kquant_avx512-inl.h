@@ -100,7 +100,7 @@ struct Q45_KUnitPairKernel {
   static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_K>;
 
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+  static void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
     const auto* blocks = reinterpret_cast<const Block*>(row);
     const auto x = Vectors<kN>(xs, cols);
     // Shift 0 for the low half's words, 4 for the high half's; then the
@@ -157,7 +157,7 @@ struct Q45_KUnitPairKernel {
 // Each 16 bytes of a pair have their own scale: sub-blocks 4p .. 4p + 3.
 struct Q6_KUnitPairKernel {
   template <int kN>
-  static void Dot(const uint8_t* row, int64_t cols, const float*, XSums xs, float* out) {
+  static void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
     const auto* blocks = reinterpret_cast<const BlockQ6_K*>(row);
     const auto x = Vectors<kN>(xs, cols);
     // The top bits into bits 4-5 (16-bit shifts; the masks drop what they
