@@ -10,12 +10,15 @@
 
 namespace ck {
 
+// The x86-64 transparent huge page.
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+
 struct FreeHugePages {
   void operator()(uint8_t* p) const;
 };
 using HugePageBuffer = std::unique_ptr<uint8_t[], FreeHugePages>;
 
-// `bytes` (rounded up to 2 MiB) at a 2 MiB boundary, advised into 2 MiB
+// `bytes` (rounded up to 2 MiB, at least one page) at a 2 MiB boundary, advised into 2 MiB
 // pages (MADV_HUGEPAGE: the kernel may still give 4 KiB ones). Throws
 // std::bad_alloc when the memory is not there.
 HugePageBuffer allocate_huge_pages(size_t bytes);
