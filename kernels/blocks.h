@@ -21,6 +21,10 @@ struct BlockQ2_K { uint8_t scales[kQK_K / 16]; uint8_t qs[kQK_K / 4]; uint16_t d
 struct BlockQ3_K { uint8_t hmask[kQK_K / 8]; uint8_t qs[kQK_K / 4]; uint8_t scales[12]; uint16_t d; };
 struct BlockQ4_K { uint16_t d; uint16_t dmin; uint8_t scales[12]; uint8_t qs[kQK_K / 2]; };
 struct BlockQ5_K { uint16_t d; uint16_t dmin; uint8_t scales[12]; uint8_t qh[kQK_K / 8]; uint8_t qs[kQK_K / 2]; };
+// Q4_K and Q5_K with the units in the lanes (unit_lanes.h): the same bytes,
+// qs (and qh) permuted; types of their own so that templates tell them apart.
+struct BlockQ4_KL : BlockQ4_K {};
+struct BlockQ5_KL : BlockQ5_K {};
 struct BlockQ6_K { uint8_t ql[kQK_K / 2]; uint8_t qh[kQK_K / 4]; int8_t scales[kQK_K / 16]; uint16_t d; };
 
 static_assert(sizeof(BlockQ4_0) == 18);
@@ -35,6 +39,7 @@ static_assert(sizeof(BlockQ3_K) == 110);
 static_assert(sizeof(BlockQ4_K) == 144);
 static_assert(sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210);
+static_assert(sizeof(BlockQ4_KL) == 144 && sizeof(BlockQ5_KL) == 176);
 
 // IQ4_NL's codebook: a 4-bit index picks one of these non-uniform levels
 // (ggml's kvalues_iq4nl), w = d * value. Aligned: the GEMV loads it as one

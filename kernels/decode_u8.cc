@@ -10,6 +10,7 @@
 
 #include "kernels/blocks.h"
 #include "kernels/fp16.h"
+#include "kernels/unit_lanes.h"
 
 namespace ck {
 namespace {
@@ -133,6 +134,23 @@ void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
 }
 void decode_u8_q5_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   decode_u8_q45_k<BlockQ5_K>(blocks, n, u, a, c);
+}
+// Block by block: the permutation undone on a copy (the GEMM decodes a tile
+// once per call, so this is not on decode's path).
+template <class Block>
+void decode_u8_q45_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  const auto* b = static_cast<const Block*>(blocks);
+  for (int64_t k = 0; k < n / kQK_K; ++k) {
+    Block plain = b[k];
+    from_unit_lanes(&plain, 1);
+    decode_u8_q45_k<Block>(&plain, kQK_K, u + k * kQK_K, a + 8 * k, c + 8 * k);
+  }
+}
+void decode_u8_q4_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_q45_kl<BlockQ4_K>(blocks, n, u, a, c);
+}
+void decode_u8_q5_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_q45_kl<BlockQ5_K>(blocks, n, u, a, c);
 }
 
 void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {

@@ -27,6 +27,8 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::Q5_K, G::Q5_K, "Q5_K", 256, 176, ref::dequantize_q5_k, true, 32, 31, decode_u8_q5_k, kFree, false, 256},
     {DType::IQ4_NL, G::IQ4_NL, "IQ4_NL", 32, 18, ref::dequantize_iq4_nl, true, 32, 241, decode_u8_iq4_nl, -128.0f, true, 32},
     {DType::IQ4_XS, G::IQ4_XS, "IQ4_XS", 256, 136, ref::dequantize_iq4_xs, true, 32, 241, decode_u8_iq4_xs, -128.0f, true, 32},
+    {DType::Q4_K_L, G::None, "Q4_K_L", 256, 144, ref::dequantize_q4_kl, true, 32, 15, decode_u8_q4_kl, kFree, false, 256},
+    {DType::Q5_K_L, G::None, "Q5_K_L", 256, 176, ref::dequantize_q5_kl, true, 32, 31, decode_u8_q5_kl, kFree, false, 256},
 }};
 
 constexpr bool table_is_indexed_by_code() {

@@ -20,13 +20,15 @@ enum class DType : uint8_t {
   Q4_0 = 3, Q4_1 = 4, Q5_0 = 5,
   Q4_K = 6, Q6_K = 7,
   Q8_0 = 8, Q5_1 = 9, Q2_K = 10, Q3_K = 11, Q5_K = 12, IQ4_NL = 13, IQ4_XS = 14,
+  Q4_K_L = 15, Q5_K_L = 16,  // Q4_K / Q5_K with the units in the lanes (unit_lanes.h)
 };
-inline constexpr int kDTypeCount = 15;
+inline constexpr int kDTypeCount = 17;
 
 // ggml's type ids (GGUF tensor infos).
 enum class GgmlType : uint32_t {
   F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q8_1 = 9,
   Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15, IQ4_NL = 20, IQ4_XS = 23, BF16 = 30,
+  None = 0xFFFFFFFF,  // a bump dtype with no ggml type of its own
 };
 
 // Reference dequantization of n values (n a multiple of block_size).

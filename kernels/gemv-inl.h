@@ -67,7 +67,8 @@ HWY_INLINE XSums VectorOf(const XSums& xs, int64_t cols, int64_t t) {
           at(xs.rscale8p, 2 * nb8), at(xs.sum8p, 2 * nb8),
           at(xs.q8k, cols),         at(xs.scale8k, cols / 256), at(xs.sum16_8k, cols / 16), at(xs.sum32_8k, cols / 32),
           at(xs.r8k, cols),         at(xs.rscale8k, cols / 256),
-          at(xs.bsum16_8k, cols / 16), at(xs.rbsum16_8k, cols / 16)};
+          at(xs.bsum16_8k, cols / 16), at(xs.rbsum16_8k, cols / 16),
+          at(xs.q8kl, cols),        at(xs.r8kl, cols)};
 }
 
 template <int kN>

@@ -5,6 +5,7 @@
 // (gemv_rows.h); the integer GEMM in gemm.cc.
 #include "kernels/gemv.h"
 #include "kernels/matmul_internal.h"
+#include "kernels/unit_lanes.h"
 
 #include <omp.h>
 
@@ -173,6 +174,7 @@ struct Activations {
     }
   }
   std::vector<int8_t> q8p, r8p;
+  std::vector<int8_t> q8kl, r8kl;
   std::vector<float> scale8p, rscale8p, sum8p;
   std::vector<uint8_t> spiky4;  // per group of kX8Pad blocks: has a spiky one
   std::vector<int32_t> spiky_groups, n_spiky_groups;
@@ -257,6 +259,12 @@ struct Activations {
       integer_sums16(by256.r, rbsum16);
       xs.bsum16_8k = bsum16.data();
       xs.rbsum16_8k = rbsum16.data();
+      q8kl.resize(by256.q.size());
+      r8kl.resize(by256.r.size());
+      unit_lanes_activations(by256.q.data(), q8kl.data(), static_cast<int64_t>(q8kl.size()));
+      unit_lanes_activations(by256.r.data(), r8kl.data(), static_cast<int64_t>(r8kl.size()));
+      xs.q8kl = q8kl.data();
+      xs.r8kl = r8kl.data();
     }
     return xs;
   }

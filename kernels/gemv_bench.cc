@@ -17,6 +17,7 @@
 #include "kernels/gemv.h"
 #include "kernels/huge_pages.h"
 #include "kernels/quantize.h"
+#include "kernels/unit_lanes.h"
 
 namespace {
 
@@ -40,7 +41,10 @@ Copies make_copies(ck::DType dt, int64_t rows, int64_t cols, size_t cycle_bytes)
   c.count = std::max<size_t>(1, cycle_bytes / c.matrix_bytes + 1);
   c.bytes = ck::allocate_huge_pages(c.matrix_bytes * c.count);
   try {
-    ck::quantize(dt, w.data(), c.bytes.get(), rows * cols);
+    // The unit-lanes dtypes: their plain blocks, permuted as the converter does.
+    const ck::DType plain = ck::plain_form(dt);
+    ck::quantize(plain, w.data(), c.bytes.get(), rows * cols);
+    ck::to_stored_form(plain, c.bytes.get(), static_cast<int64_t>(c.matrix_bytes) / ck::traits(dt).block_bytes);
   } catch (const std::runtime_error&) {
     // No quantizer for this dtype (Q2_K, Q3_K, IQ4_NL, IQ4_XS): random bytes, since
     // the integer kernels take the same time whatever the values.
@@ -74,6 +78,7 @@ void Shapes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK_CAPTURE(BM_gemv, Q4_K, ck::DType::Q4_K, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q4_K_L, ck::DType::Q4_K_L, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q6_K, ck::DType::Q6_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q8_0, ck::DType::Q8_0, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q5_0, ck::DType::Q5_0, kCycleBytes)->Apply(Shapes);
@@ -97,6 +102,8 @@ void HotShortRows(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_K, ck::DType::Q4_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_K, ck::DType::Q5_K, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q4_K_L, ck::DType::Q4_K_L, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_K_L, ck::DType::Q5_K_L, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(HotShortRows);

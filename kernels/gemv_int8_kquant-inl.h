@@ -164,6 +164,24 @@ HWY_INLINE VB MoveBit(VB bytes) {
   }
 }
 
+// offset[t] -= dmin m_j times the sums of x per unit j, for the m_j in
+// bytes 8..15 of sc_m (UnpackQ45_KScales) of super-block k.
+template <int kN>
+HWY_INLINE void SubtractMinimums(hn::Vec<hn::Full128<uint8_t>> sc_m, float dmin, int64_t k,
+                                 const std::array<XSums, kN>& x, VQF* offset) {
+  const hn::Full128<uint8_t> d8;
+  const auto m = hn::ShiftRightBytes<8>(d8, sc_m);
+  const hn::Rebind<int32_t, DQF> di;
+  const hn::Rebind<uint8_t, DQF> du8;
+  for (size_t i = 0; i < 8; i += hn::Lanes(DQF())) {
+    const hn::Vec<decltype(du8)> mi{(i == 0 ? m : hn::ShiftRightBytes<4>(d8, m)).raw};
+    // dmin m_j, negated by the multiply-add (one vector op less than
+    // negating dmin first).
+    const VQF ci = hn::Mul(hn::ConvertTo(DQF(), hn::PromoteTo(di, mi)), hn::Set(DQF(), dmin));
+    for (int t = 0; t < kN; ++t) offset[t] = hn::NegMulAdd(ci, hn::LoadU(DQF(), x[t].sum32_8k + 8 * k + i), offset[t]);
+  }
+}
+
 // Q4_K and Q5_K: a super-block is eight units of 32, unit j = 2g + e the
 // low (e = 0) or high (e = 1) nibbles of qs[32g .. 32g + 32), Q5_K's fifth
 // bit j of qh[0 .. 32); w = d sc_j u - dmin m_j.
@@ -183,18 +201,7 @@ struct Q45_KInt8Kernel {
       const auto sc_m = UnpackQ45_KScales(b.scales);
       float dd[2];
       LoadHalf2(&b.d, dd);
-      // -dmin m_j times the sums of x per unit.
-      const hn::Full128<uint8_t> d8;
-      const auto m = hn::ShiftRightBytes<8>(d8, sc_m);
-      const hn::Rebind<int32_t, DQF> di;
-      const hn::Rebind<uint8_t, DQF> du8;
-      for (size_t i = 0; i < 8; i += hn::Lanes(DQF())) {
-        const hn::Vec<decltype(du8)> mi{(i == 0 ? m : hn::ShiftRightBytes<4>(d8, m)).raw};
-        // dmin m_j, negated by the multiply-add (one vector op less than
-        // negating dmin first).
-        const VQF ci = hn::Mul(hn::ConvertTo(DQF(), hn::PromoteTo(di, mi)), hn::Set(DQF(), dd[1]));
-        for (int t = 0; t < kN; ++t) offset[t] = hn::NegMulAdd(ci, hn::LoadU(DQF(), x[t].sum32_8k + 8 * k + i), offset[t]);
-      }
+      SubtractMinimums<kN>(sc_m, dd[1], k, x, offset);
       // sc_j: ScaleOf<j % 4> of table j / 4.
       VS32 tables[2];
       DoubledTables(hn::BitCast(DS16(), hn::ZipLower(EveryBlock(sc_m), hn::Zero(DB()))), tables);
@@ -209,6 +216,142 @@ struct Q45_KInt8Kernel {
         }
       };
       AccumulateSuperBlock<kN>(unit, k, dd[0], x, acc);
+    }
+    for (int t = 0; t < kN; ++t) {
+      out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) + hn::GetLane(hn::SumOfLanes(DQF(), offset[t]));
+    }
+  }
+};
+
+// Q4_K_L and Q5_K_L: ggml's blocks with the units in the lanes
+// (unit_lanes.h), multiplied with the activations in the same order
+// (XSums::q8kl). Each 32-bit lane collects one unit's byte products, so the
+// pmaddubsw pair sums of a super-block add up in int16 and meet the eight
+// scales in one pmaddwd, where Q45_KInt8Kernel scales every unit on its own
+// (docs/kernels.md, "Session 29"). On 128-bit targets the two halves of a
+// 32-byte packed vector are units 0-3 and 4-7.
+template <class Block>
+struct Q45_KLanesKernel {
+  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_KL>;
+  static constexpr size_t kHalves = 32 / kByteLanes;
+  // Groups of four packed bytes whose pair sums add up in int16 before
+  // the scales: a pair sum is at most 2 x 15 x 127 (4 bits), eight of them
+  // 30480; with 5 bits (2 x 31 x 127) four.
+  static constexpr int kGroupsPerScale = kHighBit ? 2 : 4;
+
+  static HWY_INLINE VS16 BytePairs(VB u, const int8_t* x) {
+#if HWY_TARGET <= HWY_AVX2
+    return VS16{_mm256_maddubs_epi16(u.raw, hn::LoadU(DBS(), x).raw)};
+#else
+    return VS16{_mm_maddubs_epi16(u.raw, hn::LoadU(DBS(), x).raw)};
+#endif
+  }
+
+  // p[t][c] += the pair sums of packed group kI (low and high nibbles).
+  template <int kI, int kN>
+  static HWY_INLINE void AddGroup(const Block& b, const int8_t* const* xl, VS16 (*p)[kHalves]) {
+    const hn::Repartition<uint16_t, DB> dw;
+    for (size_t c = 0; c < kHalves; ++c) {
+      const VB v = hn::LoadU(DB(), b.qs + 32 * kI + c * kByteLanes);
+      VB lo = hn::And(v, hn::Set(DB(), 0x0F));
+      VB hi = hn::And(hn::BitCast(DB(), hn::ShiftRight<4>(hn::BitCast(dw, v))), hn::Set(DB(), 0x0F));
+      if constexpr (kHighBit) {
+        const VB qh = hn::LoadU(DB(), b.qh + c * kByteLanes);
+        lo = hn::Or(lo, MoveBit<2 * kI, 4>(qh));
+        hi = hn::Or(hi, MoveBit<2 * kI + 1, 4>(qh));
+      }
+      for (int t = 0; t < kN; ++t) {
+        const int8_t* x = xl[t] + 32 * kI + c * kByteLanes;
+        p[t][c] = hn::Add(p[t][c], hn::Add(BytePairs(lo, x), BytePairs(hi, x + 128)));
+      }
+    }
+  }
+
+  // sums[t] = the int32 sums, scaled by the units' sc_j, of super-block b
+  // with xl[t] (its 256 activations in the unit-lanes order).
+  template <int kI, int kN>
+  static HWY_INLINE void AddScaledGroups(const Block& b, const VS16* scale, const int8_t* const* xl, VQ* sums) {
+    if constexpr (kI < 4) {
+      VS16 p[kN][kHalves];
+      for (int t = 0; t < kN; ++t)
+        for (size_t c = 0; c < kHalves; ++c) p[t][c] = hn::Zero(DS16());
+      AddGroup<kI, kN>(b, xl, p);
+      if constexpr (kGroupsPerScale > 1) AddGroup<kI + 1, kN>(b, xl, p);
+      if constexpr (kGroupsPerScale > 2) {
+        AddGroup<kI + 2, kN>(b, xl, p);
+        AddGroup<kI + 3, kN>(b, xl, p);
+      }
+      for (int t = 0; t < kN; ++t)
+        for (size_t c = 0; c < kHalves; ++c) sums[t] = hn::Add(sums[t], MulPairs(p[t][c], scale[c]));
+      AddScaledGroups<kI + kGroupsPerScale, kN>(b, scale, xl, sums);
+    }
+  }
+  template <int kN>
+  static HWY_INLINE void SuperBlockSums(const Block& b, const VS16* scale, const int8_t* const* xl, VQ* sums) {
+    for (int t = 0; t < kN; ++t) sums[t] = hn::Zero(DQ());
+    AddScaledGroups<0, kN>(b, scale, xl, sums);
+  }
+  // The int16 pair (sc_L, sc_L) in 32-bit lane L: one byte shuffle of the
+  // unpacked scales.
+  static HWY_INLINE void Scales(hn::Vec<hn::Full128<uint8_t>> sc_m, VS16* scale) {
+    alignas(32) static constexpr uint8_t kScaleOfLane[32] = {
+        0, 0x80, 0, 0x80, 1, 0x80, 1, 0x80, 2, 0x80, 2, 0x80, 3, 0x80, 3, 0x80,
+        4, 0x80, 4, 0x80, 5, 0x80, 5, 0x80, 6, 0x80, 6, 0x80, 7, 0x80, 7, 0x80};
+    for (size_t c = 0; c < kHalves; ++c) {
+      scale[c] = hn::BitCast(DS16(), hn::TableLookupBytesOr0(EveryBlock(sc_m), hn::Load(DB(), kScaleOfLane + c * kByteLanes)));
+    }
+  }
+  // The same for the rounding error of a spiky super-block: out of line, as
+  // it is rare (its scales made again: passing them would keep them in
+  // memory for every super-block).
+  static HWY_NOINLINE VQ ResidualSums(const Block& b, const int8_t* rl) {
+    VS16 scale[kHalves];
+    Scales(UnpackQ45_KScales(b.scales), scale);
+    VQ sum;
+    SuperBlockSums<1>(b, scale, &rl, &sum);
+    return sum;
+  }
+
+  template <int kN>
+  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float* unused, const XSums& xs, float* out) {
+    // The loop without the spiky super-blocks' branch where the vectors have
+    // none (the common case): with its out-of-line call in the loop, GCC
+    // kept the loop's pointers in memory (hot Q4_K_L 1024 x 2048: 63 -> 58 us).
+    uint32_t spiky = 0;
+    for (int64_t i = 0; i < kN * (cols / kQK_K); ++i) spiky |= std::bit_cast<uint32_t>(xs.rscale8k[i]);
+    if (spiky != 0) {
+      DotRow<kN, true>(row, cols, unused, xs, out);
+    } else {
+      DotRow<kN, false>(row, cols, unused, xs, out);
+    }
+  }
+  template <int kN, bool kSpiky>
+  static HWY_INLINE void DotRow(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
+    const auto* blocks = reinterpret_cast<const Block*>(row);
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kN], offset[kN];
+    for (int t = 0; t < kN; ++t) acc[t] = offset[t] = hn::Zero(DQF());
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      StreamStep<sizeof(Block)>(blocks + k);
+      const Block& b = blocks[k];
+      const auto sc_m = UnpackQ45_KScales(b.scales);
+      // One at a time: LoadHalf2's pair goes through memory.
+      const float d = LoadHalf(&b.d), dmin = LoadHalf(&b.dmin);
+      SubtractMinimums<kN>(sc_m, dmin, k, x, offset);
+      VS16 scale[kHalves];
+      Scales(sc_m, scale);
+      const int8_t* xl[kN];
+      for (int t = 0; t < kN; ++t) xl[t] = x[t].q8kl + k * kQK_K;
+      VQ sums[kN];
+      SuperBlockSums<kN>(b, scale, xl, sums);
+      for (int t = 0; t < kN; ++t) {
+        acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), sums[t]), acc[t]);
+        // Zero or not by its bits, in a general register (AccumulateSuperBlock).
+        if (kSpiky && std::bit_cast<uint32_t>(x[t].rscale8k[k]) != 0) {
+          const VQ rsum = ResidualSums(b, x[t].r8kl + k * kQK_K);
+          acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
+        }
+      }
     }
     for (int t = 0; t < kN; ++t) {
       out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) + hn::GetLane(hn::SumOfLanes(DQF(), offset[t]));

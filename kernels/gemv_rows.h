@@ -77,6 +77,10 @@ struct XSums {
   // 16. (r: stale outside the spiky super-blocks, where rscale8k is zero.)
   const int16_t* bsum16_8k;
   const int16_t* rbsum16_8k;
+  // q8k and r8k in the unit-lanes order (unit_lanes.h) of Q4_K_L and
+  // Q5_K_L. Per vector: cols bytes.
+  const int8_t* q8kl;
+  const int8_t* r8kl;
 };
 
 // Rows [r0, r1) of W times n vectors (x in fp32, xs rounded), into

@@ -15,6 +15,7 @@
 
 #include "kernels/dtype.h"
 #include "kernels/quantize.h"
+#include "kernels/unit_lanes.h"
 #include "loader/atomic_file.h"
 #include "loader/bump_layout.h"
 #include "loader/gguf_reader.h"
@@ -99,7 +100,7 @@ std::vector<SlotPlan> plan_slots(const GgufFile& g, const ModelConfig& c) {
       for (const SourceRows& src : p.sources) same = same && src.tensor->type == first;
       // A stacked matrix needs one dtype; a type without a kernel needs another.
       if (same && traits(first).native) {
-        p.dtype = first;
+        p.dtype = stored_form(first);
       } else {
         p.dtype = s.cols % traits(DType::Q8_0).block_size == 0 ? DType::Q8_0 : DType::F32;
       }
@@ -153,13 +154,24 @@ class ProgressCounter {
   uint64_t total_, done_ = 0;
 };
 
-// Returns whether the rows were transcoded.
+// Returns whether the rows were transcoded (a relayout is not: no value changes).
 bool write_rows(const GgufFile& g, const SourceRows& part, DType dtype, PayloadWriter& out, ProgressCounter& bar) {
   const GgufTensorInfo& t = *part.tensor;
   const size_t src_row = row_bytes(traits(t.type), t.cols());
   const std::span<const uint8_t> src = g.tensor_data(t).subspan(part.row0 * src_row, part.bytes());
-  const bool transcode = t.type != dtype;
-  if (!transcode) {  // byte for byte
+  const bool transcode = t.type != dtype && stored_form(t.type) != dtype;
+  if (t.type != dtype && !transcode) {  // the same blocks, permuted within each
+    std::vector<uint8_t> chunk;
+    const size_t block = static_cast<size_t>(traits(t.type).block_bytes);
+    const size_t step = kCopyChunk / block * block;
+    for (size_t off = 0; off < src.size(); off += step) {
+      const auto from = src.subspan(off, std::min(step, src.size() - off));
+      chunk.assign(from.begin(), from.end());
+      to_stored_form(t.type, chunk.data(), static_cast<int64_t>(chunk.size() / block));
+      out.write(chunk);
+      bar.advance(chunk.size());
+    }
+  } else if (!transcode) {  // byte for byte
     for (size_t off = 0; off < src.size(); off += kCopyChunk) {
       const auto chunk = src.subspan(off, std::min(kCopyChunk, src.size() - off));
       out.write(chunk);

@@ -27,7 +27,8 @@ std::string ggml_type_name(uint32_t ggml_type) {
 std::string readable_ggml_type_names() {
   std::vector<uint32_t> ids;
   for (int code = 0; code < kDTypeCount; ++code) {
-    if (const auto dt = dtype_from_code(static_cast<uint8_t>(code))) {
+    const auto dt = dtype_from_code(static_cast<uint8_t>(code));
+    if (dt && traits(*dt).ggml_type != GgmlType::None) {  // not the bump-only layouts
       ids.push_back(static_cast<uint32_t>(traits(*dt).ggml_type));
     }
   }

@@ -30,6 +30,7 @@
 #include "kernels/gemv.h"
 #include "kernels/quantize.h"
 #include "kernels/simd_target.h"
+#include "kernels/unit_lanes.h"
 #include "tests/kernels/oracle.h"
 
 namespace ck {
@@ -50,6 +51,12 @@ constexpr DType kNoQuantizer[] = {DType::Q2_K, DType::Q3_K, DType::IQ4_NL, DType
 
 Matrix random_matrix(DType dt, int64_t rows, int64_t cols, std::mt19937& rng) {
   const DTypeTraits& t = traits(dt);
+  if (const DType plain = plain_form(dt); plain != dt) {  // a unit-lanes dtype: its plain blocks, permuted
+    Matrix m = random_matrix(plain, rows, cols, rng);
+    to_stored_form(plain, m.bytes.data(), static_cast<int64_t>(m.bytes.size()) / t.block_bytes);
+    m.dt = dt;
+    return m;
+  }
   Matrix m{dt, rows, cols, std::vector<uint8_t>(row_bytes(t, cols) * rows)};
   if (std::find(std::begin(kNoQuantizer), std::end(kNoQuantizer), dt) != std::end(kNoQuantizer)) {
     for (auto& byte : m.bytes) byte = static_cast<uint8_t>(rng());
@@ -180,7 +187,7 @@ std::vector<int64_t> row_lengths(DType dt) {
 
 constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                              DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
-                             DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
+                             DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L};
 
 // Runs `body` once per available SIMD target, forced.
 template <class F>

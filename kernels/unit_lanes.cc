@@ -1,0 +1,74 @@
+#include "kernels/unit_lanes.h"
+
+#include <cstring>
+#include <type_traits>
+
+namespace ck {
+namespace {
+
+// Unit j's weight p as a (byte, shift) of the two layouts' qs.
+struct Nibble {
+  int byte, shift;
+};
+Nibble ggml_nibble(int j, int p) { return {32 * (j / 2) + p, 4 * (j % 2)}; }
+Nibble lanes_nibble(int j, int p) { return {32 * ((p % 16) / 4) + 4 * j + p % 4, 4 * (p / 16)}; }
+// Bit of Q5_K's qh: (byte, bit).
+Nibble ggml_high_bit(int j, int p) { return {p, j}; }
+Nibble lanes_high_bit(int j, int p) { return {4 * j + p % 4, 2 * ((p % 16) / 4) + p / 16}; }
+
+template <class Block, bool kToLanes>
+void permute(Block* blocks, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    Block& b = blocks[k];
+    uint8_t qs[sizeof(b.qs)] = {};
+    for (int j = 0; j < 8; ++j) {
+      for (int p = 0; p < 32; ++p) {
+        const Nibble from = kToLanes ? ggml_nibble(j, p) : lanes_nibble(j, p);
+        const Nibble to = kToLanes ? lanes_nibble(j, p) : ggml_nibble(j, p);
+        qs[to.byte] = static_cast<uint8_t>(qs[to.byte] | ((b.qs[from.byte] >> from.shift) & 0xF) << to.shift);
+      }
+    }
+    std::memcpy(b.qs, qs, sizeof(qs));
+    if constexpr (std::is_same_v<Block, BlockQ5_K>) {
+      uint8_t qh[sizeof(b.qh)] = {};
+      for (int j = 0; j < 8; ++j) {
+        for (int p = 0; p < 32; ++p) {
+          const Nibble from = kToLanes ? ggml_high_bit(j, p) : lanes_high_bit(j, p);
+          const Nibble to = kToLanes ? lanes_high_bit(j, p) : ggml_high_bit(j, p);
+          qh[to.byte] = static_cast<uint8_t>(qh[to.byte] | ((b.qh[from.byte] >> from.shift) & 1) << to.shift);
+        }
+      }
+      std::memcpy(b.qh, qh, sizeof(qh));
+    }
+  }
+}
+
+}  // namespace
+
+void to_unit_lanes(BlockQ4_K* blocks, int64_t n) { permute<BlockQ4_K, true>(blocks, n); }
+void to_unit_lanes(BlockQ5_K* blocks, int64_t n) { permute<BlockQ5_K, true>(blocks, n); }
+void from_unit_lanes(BlockQ4_K* blocks, int64_t n) { permute<BlockQ4_K, false>(blocks, n); }
+void from_unit_lanes(BlockQ5_K* blocks, int64_t n) { permute<BlockQ5_K, false>(blocks, n); }
+
+DType stored_form(DType t) {
+  return t == DType::Q4_K ? DType::Q4_K_L : t == DType::Q5_K ? DType::Q5_K_L : t;
+}
+
+DType plain_form(DType t) {
+  return t == DType::Q4_K_L ? DType::Q4_K : t == DType::Q5_K_L ? DType::Q5_K : t;
+}
+
+void to_stored_form(DType t, uint8_t* blocks, int64_t n) {
+  if (t == DType::Q4_K) to_unit_lanes(reinterpret_cast<BlockQ4_K*>(blocks), n);
+  if (t == DType::Q5_K) to_unit_lanes(reinterpret_cast<BlockQ5_K*>(blocks), n);
+}
+
+void unit_lanes_activations(const int8_t* x, int8_t* out, int64_t n) {
+  for (int64_t k = 0; k < n; k += kQK_K) {
+    for (int h = 0; h < 2; ++h)
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 8; ++j) std::memcpy(out + k + 32 * (4 * h + i) + 4 * j, x + k + 32 * j + 16 * h + 4 * i, 4);
+  }
+}
+
+}  // namespace ck
