@@ -1,5 +1,5 @@
 // The unit-lanes layout of a Q4_K / Q5_K super-block (bump dtypes Q4_K_L and
-// Q5_K_L, work in progress: docs/kernels.md, "Session 29"). The block is
+// Q5_K_L; docs/kernels.md, "Session 29"). The block is
 // ggml's, byte for byte, except that its qs (and Q5_K's qh) are permuted so
 // that each 32-bit lane of a 256-bit vector holds one unit (32 weights
 // sharing a scale): then a super-block's byte products add up in int16 and
