@@ -10,7 +10,6 @@
 
 #include "kernels/blocks.h"
 #include "kernels/fp16.h"
-#include "kernels/unit_lanes.h"
 
 namespace ck {
 namespace {
@@ -135,15 +134,30 @@ void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
 void decode_u8_q5_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   decode_u8_q45_k<BlockQ5_K>(blocks, n, u, a, c);
 }
-// Block by block: the permutation undone on a copy (the GEMM decodes a tile
-// once per call, so this is not on decode's path).
+// Read in place (unit_lanes.h): unit j's weights 16h + 4i .. 16h + 4i + 3
+// are nibble h of qs[32i + 4j ..], their fifth bits bit 2i + h of
+// qh[4j ..]. (Undoing the permutation on a copy of each block first cost
+// prefill 15 %: it moves one nibble at a time.)
 template <class Block>
 void decode_u8_q45_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   const auto* b = static_cast<const Block*>(blocks);
   for (int64_t k = 0; k < n / kQK_K; ++k) {
-    Block plain = b[k];
-    from_unit_lanes(&plain, 1);
-    decode_u8_q45_k<Block>(&plain, kQK_K, u + k * kQK_K, a + 8 * k, c + 8 * k);
+    const float d = fp16_to_fp32(b[k].d), dmin = fp16_to_fp32(b[k].dmin);
+    for (int j = 0; j < 8; ++j, u += 32) {
+      uint8_t sc, m;
+      k_scale_min(j, b[k].scales, &sc, &m);
+      a[8 * k + j] = d * static_cast<float>(sc);
+      c[8 * k + j] = -dmin * static_cast<float>(m);
+      for (int h = 0; h < 2; ++h) {
+        for (int i = 0; i < 4; ++i) {
+          for (int l = 0; l < 4; ++l) {
+            int q = (b[k].qs[32 * i + 4 * j + l] >> (4 * h)) & 0xF;
+            if constexpr (std::is_same_v<Block, BlockQ5_K>) q |= ((b[k].qh[4 * j + l] >> (2 * i + h)) & 1) << 4;
+            u[16 * h + 4 * i + l] = static_cast<uint8_t>(q);
+          }
+        }
+      }
+    }
   }
 }
 void decode_u8_q4_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
