@@ -47,8 +47,12 @@ void decode_u8_legacy(const void* blocks, int64_t n, uint8_t* u, float* a, float
 
 // Q4_K and Q5_K: sub-block j (of 32) has a = d * sc[j], c = -dmin * m[j];
 // its q are the low (j even) or high (j odd) nibbles of qs[32 (j/2) ...],
-// Q5_K adds bit j of qh[l] as the fifth bit.
-template <class Block>
+// Q5_K adds bit j of qh[l] as the fifth bit. kLanes: Q4_K_L / Q5_K_L, read
+// in place (unit_lanes.h): weight p = 16h + 4i + l of unit j is nibble h of
+// qs[32i + 4j + l], its fifth bit bit 2i + h of qh[4j + l]. (Undoing the
+// permutation on a copy of each block first cost prefill 15 %: it moves one
+// nibble at a time.)
+template <class Block, bool kLanes>
 void decode_u8_q45_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   const auto* b = static_cast<const Block*>(blocks);
   for (int64_t k = 0; k < n / kQK_K; ++k) {
@@ -58,14 +62,14 @@ void decode_u8_q45_k(const void* blocks, int64_t n, uint8_t* u, float* a, float*
       k_scale_min(j, b[k].scales, &sc, &m);
       a[8 * k + j] = d * static_cast<float>(sc);
       c[8 * k + j] = -dmin * static_cast<float>(m);
-      uint8_t qs[32], out[32];
-      std::memcpy(qs, b[k].qs + 32 * (j / 2), 32);
-      const int shift = 4 * (j % 2);
-      for (int l = 0; l < 32; ++l) out[l] = static_cast<uint8_t>((qs[l] >> shift) & 0xF);
-      if constexpr (std::is_same_v<Block, BlockQ5_K>) {
-        uint8_t qh[32];
-        std::memcpy(qh, b[k].qh, 32);
-        for (int l = 0; l < 32; ++l) out[l] = static_cast<uint8_t>(out[l] | ((qh[l] >> j) & 1) << 4);
+      uint8_t out[32];
+      for (int p = 0; p < 32; ++p) {
+        const int h = p / 16, i = (p % 16) / 4, l = p % 4;
+        int q = kLanes ? (b[k].qs[32 * i + 4 * j + l] >> (4 * h)) & 0xF : (b[k].qs[32 * (j / 2) + p] >> (4 * (j % 2))) & 0xF;
+        if constexpr (std::is_same_v<Block, BlockQ5_K>) {
+          q |= (kLanes ? (b[k].qh[4 * j + l] >> (2 * i + h)) & 1 : (b[k].qh[p] >> j) & 1) << 4;
+        }
+        out[p] = static_cast<uint8_t>(q);
       }
       std::memcpy(u, out, 32);
     }
@@ -129,42 +133,16 @@ void decode_u8_q3_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
   decode_u8_q23_k<BlockQ3_K>(blocks, n, u, a, c);
 }
 void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
-  decode_u8_q45_k<BlockQ4_K>(blocks, n, u, a, c);
+  decode_u8_q45_k<BlockQ4_K, false>(blocks, n, u, a, c);
 }
 void decode_u8_q5_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
-  decode_u8_q45_k<BlockQ5_K>(blocks, n, u, a, c);
-}
-// Read in place (unit_lanes.h): unit j's weights 16h + 4i .. 16h + 4i + 3
-// are nibble h of qs[32i + 4j ..], their fifth bits bit 2i + h of
-// qh[4j ..]. (Undoing the permutation on a copy of each block first cost
-// prefill 15 %: it moves one nibble at a time.)
-template <class Block>
-void decode_u8_q45_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
-  const auto* b = static_cast<const Block*>(blocks);
-  for (int64_t k = 0; k < n / kQK_K; ++k) {
-    const float d = fp16_to_fp32(b[k].d), dmin = fp16_to_fp32(b[k].dmin);
-    for (int j = 0; j < 8; ++j, u += 32) {
-      uint8_t sc, m;
-      k_scale_min(j, b[k].scales, &sc, &m);
-      a[8 * k + j] = d * static_cast<float>(sc);
-      c[8 * k + j] = -dmin * static_cast<float>(m);
-      for (int h = 0; h < 2; ++h) {
-        for (int i = 0; i < 4; ++i) {
-          for (int l = 0; l < 4; ++l) {
-            int q = (b[k].qs[32 * i + 4 * j + l] >> (4 * h)) & 0xF;
-            if constexpr (std::is_same_v<Block, BlockQ5_K>) q |= ((b[k].qh[4 * j + l] >> (2 * i + h)) & 1) << 4;
-            u[16 * h + 4 * i + l] = static_cast<uint8_t>(q);
-          }
-        }
-      }
-    }
-  }
+  decode_u8_q45_k<BlockQ5_K, false>(blocks, n, u, a, c);
 }
 void decode_u8_q4_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
-  decode_u8_q45_kl<BlockQ4_K>(blocks, n, u, a, c);
+  decode_u8_q45_k<BlockQ4_K, true>(blocks, n, u, a, c);
 }
 void decode_u8_q5_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
-  decode_u8_q45_kl<BlockQ5_K>(blocks, n, u, a, c);
+  decode_u8_q45_k<BlockQ5_K, true>(blocks, n, u, a, c);
 }
 
 void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {

@@ -16,30 +16,29 @@ Nibble lanes_nibble(int j, int p) { return {32 * ((p % 16) / 4) + 4 * j + p % 4,
 Nibble ggml_high_bit(int j, int p) { return {p, j}; }
 Nibble lanes_high_bit(int j, int p) { return {4 * j + p % 4, 2 * ((p % 16) / 4) + p / 16}; }
 
+// dst gets, for every unit j and weight p, the width-bit field of src at
+// from(j, p), placed at to(j, p).
+template <size_t kBytes, class From, class To>
+void move_fields(const uint8_t (&src)[kBytes], uint8_t (&dst)[kBytes], int width, From from, To to) {
+  uint8_t out[kBytes] = {};
+  const int mask = (1 << width) - 1;
+  for (int j = 0; j < 8; ++j) {
+    for (int p = 0; p < 32; ++p) {
+      const Nibble f = from(j, p), t = to(j, p);
+      out[t.byte] = static_cast<uint8_t>(out[t.byte] | ((src[f.byte] >> f.shift) & mask) << t.shift);
+    }
+  }
+  std::memcpy(dst, out, kBytes);
+}
+
 template <class Block, bool kToLanes>
 void permute(Block* blocks, int64_t n) {
+  using Field = Nibble (*)(int, int);
+  const Field nibble_from = kToLanes ? ggml_nibble : lanes_nibble, nibble_to = kToLanes ? lanes_nibble : ggml_nibble;
+  const Field bit_from = kToLanes ? ggml_high_bit : lanes_high_bit, bit_to = kToLanes ? lanes_high_bit : ggml_high_bit;
   for (int64_t k = 0; k < n; ++k) {
-    Block& b = blocks[k];
-    uint8_t qs[sizeof(b.qs)] = {};
-    for (int j = 0; j < 8; ++j) {
-      for (int p = 0; p < 32; ++p) {
-        const Nibble from = kToLanes ? ggml_nibble(j, p) : lanes_nibble(j, p);
-        const Nibble to = kToLanes ? lanes_nibble(j, p) : ggml_nibble(j, p);
-        qs[to.byte] = static_cast<uint8_t>(qs[to.byte] | ((b.qs[from.byte] >> from.shift) & 0xF) << to.shift);
-      }
-    }
-    std::memcpy(b.qs, qs, sizeof(qs));
-    if constexpr (std::is_same_v<Block, BlockQ5_K>) {
-      uint8_t qh[sizeof(b.qh)] = {};
-      for (int j = 0; j < 8; ++j) {
-        for (int p = 0; p < 32; ++p) {
-          const Nibble from = kToLanes ? ggml_high_bit(j, p) : lanes_high_bit(j, p);
-          const Nibble to = kToLanes ? lanes_high_bit(j, p) : ggml_high_bit(j, p);
-          qh[to.byte] = static_cast<uint8_t>(qh[to.byte] | ((b.qh[from.byte] >> from.shift) & 1) << to.shift);
-        }
-      }
-      std::memcpy(b.qh, qh, sizeof(qh));
-    }
+    move_fields(blocks[k].qs, blocks[k].qs, 4, nibble_from, nibble_to);
+    if constexpr (std::is_same_v<Block, BlockQ5_K>) move_fields(blocks[k].qh, blocks[k].qh, 1, bit_from, bit_to);
   }
 }
 
