@@ -63,13 +63,20 @@ void decode_u8_q45_k(const void* blocks, int64_t n, uint8_t* u, float* a, float*
       a[8 * k + j] = d * static_cast<float>(sc);
       c[8 * k + j] = -dmin * static_cast<float>(m);
       uint8_t out[32];
-      for (int p = 0; p < 32; ++p) {
-        const int h = p / 16, i = (p % 16) / 4, l = p % 4;
-        int q = kLanes ? (b[k].qs[32 * i + 4 * j + l] >> (4 * h)) & 0xF : (b[k].qs[32 * (j / 2) + p] >> (4 * (j % 2))) & 0xF;
-        if constexpr (std::is_same_v<Block, BlockQ5_K>) {
-          q |= (kLanes ? (b[k].qh[4 * j + l] >> (2 * i + h)) & 1 : (b[k].qh[p] >> j) & 1) << 4;
+      // Weight p = 16h + 4i + l: four contiguous bytes per (h, i) in both layouts.
+      for (int h = 0; h < 2; ++h) {
+        for (int i = 0; i < 4; ++i) {
+          const int p0 = 16 * h + 4 * i;
+          const uint8_t* qs = kLanes ? b[k].qs + 32 * i + 4 * j : b[k].qs + 32 * (j / 2) + p0;
+          const int shift = kLanes ? 4 * h : 4 * (j % 2);
+          for (int l = 0; l < 4; ++l) {
+            int q = (qs[l] >> shift) & 0xF;
+            if constexpr (std::is_same_v<Block, BlockQ5_K>) {
+              q |= (kLanes ? (b[k].qh[4 * j + l] >> (2 * i + h)) & 1 : (b[k].qh[p0 + l] >> j) & 1) << 4;
+            }
+            out[p0 + l] = static_cast<uint8_t>(q);
+          }
         }
-        out[p] = static_cast<uint8_t>(q);
       }
       std::memcpy(u, out, 32);
     }
