@@ -52,7 +52,8 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 //     registers and multiplied with all kN vectors; every vector sees the
 //     same operations in the same order as with kN = 1, so its result is
 //     bit for bit the one it gets alone (Vectors<kN> gives their XSums).
-//   Optionally, for one vector, kRowsPerDot rows at a time:
+//   Optionally, for one vector, kRows rows at a time (a power of two, 2 to kRowsPerDot):
+//   template <int kRows>
 //   static void DotRows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out)
 //     out[i] = dot(row i, x), each row's result bit for bit the one Dot gives it.
 //   static void Decode(const uint8_t* row, int64_t cols, float* out)  (F32, F16, BF16: for the float GEMM)
@@ -162,6 +163,25 @@ HWY_INLINE void PrefetchStart(const uint8_t* W, size_t row_bytes, int64_t r0, in
   for (size_t off = 0; off < bytes; off += 64) PrefetchToL2(first + off);
 }
 
+// Rows [r, r1) of W times one vector, kRows at a time while kRows rows
+// fit in the stream's reach, else fewer (halved, down to two); returns the
+// first row left. The rows' stream is prefetched in address order, kRows
+// rows at a time, so that all of them start within its reach
+// (Int8Kernel::RowsDot).
+template <class K, int kRows>
+HWY_INLINE int64_t DotRowsInReach(const uint8_t* W, size_t row_bytes, int64_t r, int64_t r1, int64_t cols,
+                                  const XSums& xs, float* y) {
+  if constexpr (kRows >= 2) {
+    if (static_cast<size_t>(kRows) * row_bytes > kRowsReach) {
+      return DotRowsInReach<K, kRows / 2>(W, row_bytes, r, r1, cols, xs, y);
+    }
+    for (; r + kRows <= r1; r += kRows) {
+      K::template DotRows<kRows>(W + static_cast<size_t>(r) * row_bytes, row_bytes, cols, xs, y + r);
+    }
+  }
+  return r;
+}
+
 // Rows [r, r1) times one vector (decode), in a function of its own: beside
 // the loops over several vectors in one function, the one-vector loop
 // reloaded its values from the stack at every row, and some kernels' rows
@@ -172,17 +192,9 @@ HWY_INLINE void PrefetchStart(const uint8_t* W, size_t row_bytes, int64_t r0, in
 template <class K>
 HWY_NOINLINE void GemvRowsOneVector(const uint8_t* W, size_t row_bytes, int64_t r, int64_t r1, int64_t cols,
                                     const float* x, XSums xs, float* y) {
-  if constexpr (requires { K::kRowsPerDot; }) {
-    // Kernels that take several rows at a time (DotRows), with each row's
-    // result the one Dot gives it alone. Short rows only: their stream is
-    // prefetched in address order, kRowsPerDot rows at a time, so that all
-    // of them start within the stream's reach (DotRows).
-    if (static_cast<size_t>(K::kRowsPerDot) * row_bytes <= kRowsReach) {
-      for (; r + K::kRowsPerDot <= r1; r += K::kRowsPerDot) {
-        K::DotRows(W + static_cast<size_t>(r) * row_bytes, row_bytes, cols, xs, y + r);
-      }
-    }
-  }
+  // Kernels that take several rows at a time (DotRows), with each row's
+  // result the one Dot gives it alone.
+  if constexpr (requires { K::kRowsPerDot; }) r = DotRowsInReach<K, K::kRowsPerDot>(W, row_bytes, r, r1, cols, xs, y);
   for (; r < r1; ++r) DotInto<K, 1>(W + static_cast<size_t>(r) * row_bytes, cols, x, xs, 0, y + r, 0);
 }
 

@@ -760,8 +760,9 @@ struct Int8Kernel {
   // SmolLM2's rows of 18 blocks took more than half the time of the row
   // (docs/kernels.md, session 26).
   static constexpr int kRowsPerDot = 4;
+  template <int kRows>
   static HWY_INLINE void DotRows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
-    RowsDot<1>(std::make_integer_sequence<int, kRowsPerDot>(), row, row_bytes, cols, xs, out);
+    RowsDot<1>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
   }
 };
 

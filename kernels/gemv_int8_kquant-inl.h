@@ -312,50 +312,75 @@ struct Q45_KLanesKernel {
     return sum;
   }
 
-  template <int kN>
-  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float* unused, const XSums& xs, float* out) {
-    // The loop without the spiky super-blocks' branch where the vectors have
-    // none (the common case): with its out-of-line call in the loop, GCC
-    // kept the loop's pointers in memory (hot Q4_K_L 1024 x 2048: 63 -> 58 us).
+  // acc[t] and offset[t] += super-block b (the k-th of its row) times
+  // vector t.
+  template <int kN, bool kSpiky>
+  static HWY_INLINE void SuperBlock(const Block& b, int64_t k, const std::array<XSums, kN>& x, VQF* acc, VQF* offset) {
+    const auto sc_m = UnpackQ45_KScales(b.scales);
+    // One at a time: LoadHalf2's pair goes through memory.
+    const float d = LoadHalf(&b.d), dmin = LoadHalf(&b.dmin);
+    SubtractMinimums<kN>(sc_m, dmin, k, x, offset);
+    VS16 scale[kHalves];
+    Scales(sc_m, scale);
+    const int8_t* xl[kN];
+    for (int t = 0; t < kN; ++t) xl[t] = x[t].q8kl + k * kQK_K;
+    VQ sums[kN];
+    SuperBlockSums<kN>(b, scale, xl, sums);
+    for (int t = 0; t < kN; ++t) {
+      acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), sums[t]), acc[t]);
+      // Zero or not by its bits, in a general register (AccumulateSuperBlock).
+      if (kSpiky && std::bit_cast<uint32_t>(x[t].rscale8k[k]) != 0) {
+        const VQ rsum = ResidualSums(b, x[t].r8kl + k * kQK_K);
+        acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
+      }
+    }
+  }
+
+  // out[i * kN + t] = dot(row i, vector t) for the rows i in kI, row_bytes
+  // apart, each row by the same operations whatever the rows and kN; the
+  // rows' stream in address order (Int8Kernel::RowsDot).
+  template <int kN, bool kSpiky, int... kI>
+  static HWY_INLINE void RowsDot(std::integer_sequence<int, kI...>, const uint8_t* row, size_t row_bytes,
+                                 int64_t cols, const XSums& xs, float* out) {
+    constexpr int kRows = sizeof...(kI);
+    const Block* b[kRows] = {reinterpret_cast<const Block*>(row + kI * row_bytes)...};
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kRows][kN], offset[kRows][kN];
+    for (int i = 0; i < kRows; ++i)
+      for (int t = 0; t < kN; ++t) acc[i][t] = offset[i][t] = hn::Zero(DQF());
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      StreamStep<kRows * sizeof(Block)>(row + kRows * k * sizeof(Block));
+      (SuperBlock<kN, kSpiky>(b[kI][k], k, x, acc[kI], offset[kI]), ...);
+    }
+    VQF sums[kRows * kN];
+    for (int i = 0; i < kRows; ++i)
+      for (int t = 0; t < kN; ++t) sums[i * kN + t] = hn::Add(acc[i][t], offset[i][t]);
+    StoreTotals<kRows * kN>(sums, out);
+  }
+  // The rows without the spiky super-blocks' branch where the vectors have
+  // none (the common case): with its out-of-line call in the loop, GCC
+  // kept the loop's pointers in memory (hot Q4_K_L 1024 x 2048: 63 -> 58 us).
+  template <int kN, int kRows>
+  static HWY_INLINE void Rows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
     uint32_t spiky = 0;
     for (int64_t i = 0; i < kN * (cols / kQK_K); ++i) spiky |= std::bit_cast<uint32_t>(xs.rscale8k[i]);
     if (spiky != 0) {
-      DotRow<kN, true>(row, cols, unused, xs, out);
+      RowsDot<kN, true>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
     } else {
-      DotRow<kN, false>(row, cols, unused, xs, out);
+      RowsDot<kN, false>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
     }
   }
-  template <int kN, bool kSpiky>
-  static HWY_INLINE void DotRow(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
-    const auto* blocks = reinterpret_cast<const Block*>(row);
-    const auto x = Vectors<kN>(xs, cols);
-    VQF acc[kN], offset[kN];
-    for (int t = 0; t < kN; ++t) acc[t] = offset[t] = hn::Zero(DQF());
-    for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      StreamStep<sizeof(Block)>(blocks + k);
-      const Block& b = blocks[k];
-      const auto sc_m = UnpackQ45_KScales(b.scales);
-      // One at a time: LoadHalf2's pair goes through memory.
-      const float d = LoadHalf(&b.d), dmin = LoadHalf(&b.dmin);
-      SubtractMinimums<kN>(sc_m, dmin, k, x, offset);
-      VS16 scale[kHalves];
-      Scales(sc_m, scale);
-      const int8_t* xl[kN];
-      for (int t = 0; t < kN; ++t) xl[t] = x[t].q8kl + k * kQK_K;
-      VQ sums[kN];
-      SuperBlockSums<kN>(b, scale, xl, sums);
-      for (int t = 0; t < kN; ++t) {
-        acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), sums[t]), acc[t]);
-        // Zero or not by its bits, in a general register (AccumulateSuperBlock).
-        if (kSpiky && std::bit_cast<uint32_t>(x[t].rscale8k[k]) != 0) {
-          const VQ rsum = ResidualSums(b, x[t].r8kl + k * kQK_K);
-          acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
-        }
-      }
-    }
-    for (int t = 0; t < kN; ++t) {
-      out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) + hn::GetLane(hn::SumOfLanes(DQF(), offset[t]));
-    }
+
+  template <int kN>
+  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
+    Rows<kN, 1>(row, 0, cols, xs, out);
+  }
+  // One vector, several rows at a time (GemvRowsOneVector): the rows share
+  // the end of a row's sums and the activations' loads.
+  static constexpr int kRowsPerDot = 4;
+  template <int kRows>
+  static HWY_INLINE void DotRows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
+    Rows<1, kRows>(row, row_bytes, cols, xs, out);
   }
 };
 

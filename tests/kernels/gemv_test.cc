@@ -418,22 +418,26 @@ TEST_CASE("gemv_batch equals gemv bit for bit for every vector, dtype and target
 TEST_CASE("gemv gives every row the bits it gets alone, on every target", "[gemv]") {
   std::mt19937 rng(6);
   for (DType dt : kNative) {
-    // 32-weight dtypes: 18 blocks a row, four groups of four and two left
-    // over, as in SmolLM2.
-    const int64_t cols = traits(dt).block_size == 1 ? 100 : traits(dt).block_size == 32 ? 576 : 2 * kQK_K;
-    // 61 rows: gemv cuts a thread's share into eight chunks, of 7 or 8 rows
-    // here, some rows in fours and some left over.
-    const Matrix m = random_matrix(dt, 61, cols, rng);
-    std::vector<float> x = random_vector(cols, rng);
-    x[40] = 300.0f;  // a spiky block: its second term too
-    const size_t rb = row_bytes(traits(dt), cols);
-    for_each_target([&] {
-      INFO(traits(dt).name);
-      std::vector<float> all(static_cast<size_t>(m.rows)), alone(all.size());
-      gemv(dt, m.bytes.data(), m.rows, cols, x.data(), all.data());
-      for (int64_t r = 0; r < m.rows; ++r) gemv(dt, m.bytes.data() + r * rb, 1, cols, x.data(), &alone[r]);
-      CHECK(std::memcmp(all.data(), alone.data(), all.size() * sizeof(float)) == 0);
-    });
+    // Short rows, four at a time (32-weight dtypes: 18 blocks a row, four
+    // groups of four and two left over, as in SmolLM2), and rows of 2048,
+    // two at a time where four do not fit in the stream's reach (Q4_1,
+    // Q4_K_L) or one (Q8_0).
+    const int64_t short_cols = traits(dt).block_size == 1 ? 100 : traits(dt).block_size == 32 ? 576 : 2 * kQK_K;
+    for (const int64_t cols : {short_cols, int64_t{2048}}) {
+      // 61 rows: gemv cuts a thread's share into eight chunks, of 7 or 8
+      // rows here, some rows in fours (or twos) and some left over.
+      const Matrix m = random_matrix(dt, 61, cols, rng);
+      std::vector<float> x = random_vector(cols, rng);
+      x[40] = 300.0f;  // a spiky block: its second term too
+      const size_t rb = row_bytes(traits(dt), cols);
+      for_each_target([&] {
+        INFO(traits(dt).name << ", " << cols << " columns");
+        std::vector<float> all(static_cast<size_t>(m.rows)), alone(all.size());
+        gemv(dt, m.bytes.data(), m.rows, cols, x.data(), all.data());
+        for (int64_t r = 0; r < m.rows; ++r) gemv(dt, m.bytes.data() + r * rb, 1, cols, x.data(), &alone[r]);
+        CHECK(std::memcmp(all.data(), alone.data(), all.size() * sizeof(float)) == 0);
+      });
+    }
   }
 }
 
