@@ -32,18 +32,32 @@ namespace ck::qgemv::HWY_NAMESPACE {
 // The 6-bit fields are unpacked four at a time in 32-bit words, as ggml
 // does: on AVX2 and up in the four lanes of one vector (a quarter of the
 // scalar version's instructions, which were a third of the loop).
+#if HWY_TARGET <= HWY_AVX2
+// In every 128-bit block of u: a block's 12 scale bytes (and 4 more) ->
+// its sc[0..7], m[0..7]. One vector of 256 bits unpacks two blocks.
+template <class D8>
+HWY_INLINE hn::Vec<D8> UnpackQ45_KScalesOf(D8 d8, hn::Vec<D8> u) {
+  const hn::Repartition<uint32_t, D8> d32;
+  // Words u0, u2, u1, u2 shifted by 0, 0, 0, 4 and masked: u0 & 0x3F..,
+  // u2 & 0x0F.., u1 & 0x3F.., (u2 >> 4) & 0x0F.. ...
+  alignas(16) static constexpr uint8_t kWords0212[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11};
+  alignas(16) static constexpr uint32_t kShift[4] = {0, 0, 0, 4};
+  alignas(16) static constexpr uint32_t kLow[4] = {0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F};
+  alignas(16) static constexpr uint32_t kTop[4] = {0, 0x03030303, 0, 0x03030303};
+  const auto words = hn::BitCast(d32, hn::TableLookupBytes(u, hn::LoadDup128(d8, kWords0212)));
+  const auto low = hn::And(hn::Shr(words, hn::LoadDup128(d32, kShift)), hn::LoadDup128(d32, kLow));
+  // ... with the top two bits of u0 and u1 (words u0, u0, u1, u1) as bits
+  // 4-5 of sc 4..7 and m 4..7.
+  const auto u32 = hn::BitCast(d32, u);
+  const auto top = hn::ShiftLeft<4>(hn::And(hn::ShiftRight<6>(hn::InterleaveLower(d32, u32, u32)), hn::LoadDup128(d32, kTop)));
+  return hn::BitCast(d8, hn::Or(low, top));
+}
+#endif
 HWY_INLINE hn::Vec<hn::Full128<uint8_t>> UnpackQ45_KScales(const uint8_t* scales) {
   const hn::Full128<uint8_t> d8;
 #if HWY_TARGET <= HWY_AVX2
   // The 12 bytes and the 4 after them (the block goes on: qh or qs).
-  const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(scales));
-  // u0 & 0x3F.., u2 & 0x0F.., u1 & 0x3F.., (u2 >> 4) & 0x0F.. ...
-  const __m128i low = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0)), _mm_setr_epi32(0, 0, 0, 4)),
-                                    _mm_setr_epi32(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F));
-  // ... with the top two bits of u0 and u1 as bits 4-5 of sc 4..7 and m 4..7.
-  const __m128i top = _mm_slli_epi32(
-      _mm_and_si128(_mm_srli_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0)), 6), _mm_setr_epi32(0, 0x03030303, 0, 0x03030303)), 4);
-  return hn::Vec<decltype(d8)>{_mm_or_si128(low, top)};
+  return UnpackQ45_KScalesOf(d8, hn::LoadU(d8, scales));
 #else
   uint32_t u[3];
   std::memcpy(u, scales, sizeof(u));
@@ -292,13 +306,13 @@ struct Q45_KLanesKernel {
     AddScaledGroups<0, kN>(b, scale, xl, sums);
   }
   // The int16 pair (sc_L, sc_L) in 32-bit lane L: one byte shuffle of the
-  // unpacked scales.
-  static HWY_INLINE void Scales(hn::Vec<hn::Full128<uint8_t>> sc_m, VS16* scale) {
+  // unpacked scales (sc_m in every 128-bit block).
+  static HWY_INLINE void Scales(VB sc_m, VS16* scale) {
     alignas(32) static constexpr uint8_t kScaleOfLane[32] = {
         0, 0x80, 0, 0x80, 1, 0x80, 1, 0x80, 2, 0x80, 2, 0x80, 3, 0x80, 3, 0x80,
         4, 0x80, 4, 0x80, 5, 0x80, 5, 0x80, 6, 0x80, 6, 0x80, 7, 0x80, 7, 0x80};
     for (size_t c = 0; c < kHalves; ++c) {
-      scale[c] = hn::BitCast(DS16(), hn::TableLookupBytesOr0(EveryBlock(sc_m), hn::Load(DB(), kScaleOfLane + c * kByteLanes)));
+      scale[c] = hn::BitCast(DS16(), hn::TableLookupBytesOr0(sc_m, hn::Load(DB(), kScaleOfLane + c * kByteLanes)));
     }
   }
   // The same for the rounding error of a spiky super-block: out of line, as
@@ -306,22 +320,22 @@ struct Q45_KLanesKernel {
   // memory for every super-block).
   static HWY_NOINLINE VQ ResidualSums(const Block& b, const int8_t* rl) {
     VS16 scale[kHalves];
-    Scales(UnpackQ45_KScales(b.scales), scale);
+    Scales(EveryBlock(UnpackQ45_KScales(b.scales)), scale);
     VQ sum;
     SuperBlockSums<1>(b, scale, &rl, &sum);
     return sum;
   }
 
   // acc[t] and offset[t] += super-block b (the k-th of its row) times
-  // vector t.
+  // vector t; sc_m its unpacked scales, alone and in every 128-bit block.
   template <int kN, bool kSpiky>
-  static HWY_INLINE void SuperBlock(const Block& b, int64_t k, const std::array<XSums, kN>& x, VQF* acc, VQF* offset) {
-    const auto sc_m = UnpackQ45_KScales(b.scales);
+  static HWY_INLINE void SuperBlock(const Block& b, hn::Vec<hn::Full128<uint8_t>> sc_m, VB every_sc_m, int64_t k,
+                                    const std::array<XSums, kN>& x, VQF* acc, VQF* offset) {
     // One at a time: LoadHalf2's pair goes through memory.
     const float d = LoadHalf(&b.d), dmin = LoadHalf(&b.dmin);
     SubtractMinimums<kN>(sc_m, dmin, k, x, offset);
     VS16 scale[kHalves];
-    Scales(sc_m, scale);
+    Scales(every_sc_m, scale);
     const int8_t* xl[kN];
     for (int t = 0; t < kN; ++t) xl[t] = x[t].q8kl + k * kQK_K;
     VQ sums[kN];
@@ -333,6 +347,28 @@ struct Q45_KLanesKernel {
         const VQ rsum = ResidualSums(b, x[t].r8kl + k * kQK_K);
         acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
       }
+    }
+  }
+
+  // SuperBlock k of row kI of b, and on 256-bit vectors of row kI + 1 with
+  // it (kI even): one vector unpacks both rows' scales, half the
+  // operations (in cache, 1024 x 2048: see docs/kernels.md, session 30).
+  template <int kI, int kRows, int kN, bool kSpiky>
+  static HWY_INLINE void RowSuperBlocks(const Block* const* b, int64_t k, const std::array<XSums, kN>& x,
+                                        VQF (*acc)[kN], VQF (*offset)[kN]) {
+    if constexpr (kHalves == 1 && kRows >= 2) {
+      if constexpr (kI % 2 == 0) {
+        const hn::Half<DB> dh;
+        const auto both = UnpackQ45_KScalesOf(DB(), hn::Combine(DB(), hn::LoadU(dh, b[kI + 1][k].scales),
+                                                                  hn::LoadU(dh, b[kI][k].scales)));
+        SuperBlock<kN, kSpiky>(b[kI][k], hn::LowerHalf(dh, both), hn::ConcatLowerLower(DB(), both, both), k, x,
+                               acc[kI], offset[kI]);
+        SuperBlock<kN, kSpiky>(b[kI + 1][k], hn::UpperHalf(dh, both), hn::ConcatUpperUpper(DB(), both, both), k, x,
+                               acc[kI + 1], offset[kI + 1]);
+      }
+    } else {
+      const auto sc_m = UnpackQ45_KScales(b[kI][k].scales);
+      SuperBlock<kN, kSpiky>(b[kI][k], sc_m, EveryBlock(sc_m), k, x, acc[kI], offset[kI]);
     }
   }
 
@@ -350,7 +386,7 @@ struct Q45_KLanesKernel {
       for (int t = 0; t < kN; ++t) acc[i][t] = offset[i][t] = hn::Zero(DQF());
     for (int64_t k = 0; k < cols / kQK_K; ++k) {
       StreamStep<kRows * sizeof(Block)>(row + kRows * k * sizeof(Block));
-      (SuperBlock<kN, kSpiky>(b[kI][k], k, x, acc[kI], offset[kI]), ...);
+      (RowSuperBlocks<kI, kRows, kN, kSpiky>(b, k, x, acc, offset), ...);
     }
     VQF sums[kRows * kN];
     for (int i = 0; i < kRows; ++i)
