@@ -350,9 +350,9 @@ struct Q45_KLanesKernel {
     }
   }
 
-  // SuperBlock k of row kI of b, and on 256-bit vectors of row kI + 1 with
-  // it (kI even): one vector unpacks both rows' scales, half the
-  // operations (in cache, 1024 x 2048: see docs/kernels.md, session 30).
+  // SuperBlock k of row kI of b. On 256-bit vectors rows go in pairs: an
+  // even kI does rows kI and kI + 1, whose scales one vector unpacks (half
+  // the unpacking; docs/kernels.md, session 30), and an odd kI nothing.
   template <int kI, int kRows, int kN, bool kSpiky>
   static HWY_INLINE void RowSuperBlocks(const Block* const* b, int64_t k, const std::array<XSums, kN>& x,
                                         VQF (*acc)[kN], VQF (*offset)[kN]) {
