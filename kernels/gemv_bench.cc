@@ -54,11 +54,26 @@ Copies make_copies(ck::DType dt, int64_t rows, int64_t cols, size_t cycle_bytes)
   return c;
 }
 
-void BM_gemv(benchmark::State& state, ck::DType dt, size_t cycle_bytes) {
+// Activations: all 0.5, or (spiky) normal with a value 40 times the RMS
+// every 1024, so that a quarter of the super-blocks of 256 take the
+// second pass (gemv.h, kInt8SpikeRatioSuperBlock), as a fifth of the 1.1B
+// shape's ffn_down inputs and a third of SmolLM2's do.
+std::vector<float> activations(int64_t cols, bool spiky) {
+  std::vector<float> x(static_cast<size_t>(cols), 0.5f);
+  if (spiky) {
+    std::mt19937 rng(2);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (auto& v : x) v = normal(rng);
+    for (size_t i = 100; i < x.size(); i += 1024) x[i] = 40.0f;
+  }
+  return x;
+}
+
+void BM_gemv(benchmark::State& state, ck::DType dt, size_t cycle_bytes, bool spiky = false) {
   const int64_t rows = state.range(0), cols = state.range(1);
   omp_set_num_threads(static_cast<int>(state.range(2)));
   const Copies c = make_copies(dt, rows, cols, cycle_bytes);
-  std::vector<float> x(static_cast<size_t>(cols), 0.5f), y(static_cast<size_t>(rows));
+  std::vector<float> x = activations(cols, spiky), y(static_cast<size_t>(rows));
   size_t i = 0;
   for (auto _ : state) {
     ck::gemv(dt, c.bytes.get() + (i++ % c.count) * c.matrix_bytes, rows, cols, x.data(), y.data());
@@ -105,6 +120,9 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q5_K, ck::DType::Q5_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_K_L, ck::DType::Q4_K_L, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_K_L, ck::DType::Q5_K_L, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q4_K_L, ck::DType::Q4_K_L, kHotBytes, true)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q5_K_L, ck::DType::Q5_K_L, kHotBytes, true)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q6_K, ck::DType::Q6_K, kHotBytes, true)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_1, ck::DType::Q4_1, kHotBytes)->Apply(HotShortRows);

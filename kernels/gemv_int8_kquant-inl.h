@@ -91,41 +91,54 @@ HWY_INLINE void SuperBlockSums(const UnitFn& unit, const int8_t* const* xq, VQ* 
   AddUnitSums<0, kN>(unit, xq, sums);
 }
 
-// The same for the rounding error of a spiky super-block: out of line, as
-// it is rare (as gemv_int8-inl.h's SpikyGroup).
-template <class UnitFn>
-HWY_NOINLINE VQ ResidualSuperBlockSums(const UnitFn& unit, const int8_t* rq) {
-  VQ sum;
-  SuperBlockSums<1>(unit, &rq, &sum);
-  return sum;
-}
-
 // For kernels whose offsets are not in d's integer sums: none.
 struct NoIntegerOffset {
   HWY_INLINE VQ operator()(VQ sums, const int16_t*) const { return sums; }
 };
 
 // acc[t] += d * s * (the sums of super-block k with q8k), and d * s' * (the
-// sums with r8k) where the super-block is spiky; offset(sums, the integer
-// sums per 16 of q8k or r8k) adds an offset that d scales too (Q6_K's -32,
-// Q3_K's -4) in int32.
-template <int kN, class UnitFn, class OffsetFn = NoIntegerOffset>
+// sums with r8k) where the super-block is spiky (kSpiky: the caller found
+// some); offset(sums, the integer sums per 16 of q8k or r8k) adds an offset
+// that d scales too (Q6_K's -32, Q3_K's -4) in int32. Where a vector's
+// super-block is spiky, its rounding error takes the same pass, as a
+// vector of its own: the unit's bytes and scales then serve both.
+template <int kN, bool kSpiky, class UnitFn, class OffsetFn = NoIntegerOffset>
 HWY_INLINE void AccumulateSuperBlock(const UnitFn& unit, int64_t k, float d, const std::array<XSums, kN>& x,
                                      VQF* acc, const OffsetFn& offset = {}) {
-  const int8_t* xq[kN];
-  for (int t = 0; t < kN; ++t) xq[t] = x[t].q8k + k * kQK_K;
-  VQ sums[kN];
-  SuperBlockSums<kN>(unit, xq, sums);
+  const int8_t* xq[2 * kN];
+  for (int t = 0; t < kN; ++t) {
+    xq[t] = x[t].q8k + k * kQK_K;
+    xq[kN + t] = x[t].r8k + k * kQK_K;
+  }
+  uint32_t spiky = 0;
+  if constexpr (kSpiky) {
+    for (int t = 0; t < kN; ++t) spiky |= std::bit_cast<uint32_t>(x[t].rscale8k[k]);
+  }
+  VQ sums[2 * kN];
+  if (spiky != 0) {
+    SuperBlockSums<2 * kN>(unit, xq, sums);
+  } else {
+    SuperBlockSums<kN>(unit, xq, sums);
+  }
   for (int t = 0; t < kN; ++t) {
     const VQ all = offset(sums[t], x[t].bsum16_8k + 16 * k);
     acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), all), acc[t]);
-    // Zero or not by its bits, in a general register: a float compare
-    // would take one of the vector pipes that bound these kernels.
-    if (std::bit_cast<uint32_t>(x[t].rscale8k[k]) != 0) {
-      const VQ rsum = offset(ResidualSuperBlockSums(unit, x[t].r8k + k * kQK_K), x[t].rbsum16_8k + 16 * k);
+    if (spiky != 0) {
+      const VQ rsum = offset(sums[kN + t], x[t].rbsum16_8k + 16 * k);
       acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
     }
   }
+}
+
+// Whether any of the kN vectors has a spiky super-block in a row of cols:
+// the kernels then run a loop that looks for them (AccumulateSuperBlock's
+// kSpiky), else one without the branch (with it GCC kept the loop's
+// pointers in memory: hot Q4_K_L 1024 x 2048 63 -> 58 us).
+template <int kN>
+HWY_INLINE bool AnySpiky(const XSums& xs, int64_t cols) {
+  uint32_t spiky = 0;
+  for (int64_t i = 0; i < kN * (cols / kQK_K); ++i) spiky |= std::bit_cast<uint32_t>(xs.rscale8k[i]);
+  return spiky != 0;
 }
 
 // Scale tables: int16 scales, each doubled into a 32-bit lane, so that
@@ -205,6 +218,14 @@ struct Q45_KInt8Kernel {
 
   template <int kN>
   static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
+    if (AnySpiky<kN>(xs, cols)) {
+      RowDot<kN, true>(row, cols, xs, out);
+    } else {
+      RowDot<kN, false>(row, cols, xs, out);
+    }
+  }
+  template <int kN, bool kSpiky>
+  static HWY_INLINE void RowDot(const uint8_t* row, int64_t cols, const XSums& xs, float* out) {
     const auto* blocks = reinterpret_cast<const Block*>(row);
     const auto x = Vectors<kN>(xs, cols);
     VQF acc[kN], offset[kN];
@@ -229,7 +250,7 @@ struct Q45_KInt8Kernel {
           w[v] = {u[v], scale};
         }
       };
-      AccumulateSuperBlock<kN>(unit, k, dd[0], x, acc);
+      AccumulateSuperBlock<kN, kSpiky>(unit, k, dd[0], x, acc);
     }
     for (int t = 0; t < kN; ++t) {
       out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t])) + hn::GetLane(hn::SumOfLanes(DQF(), offset[t]));
@@ -315,17 +336,6 @@ struct Q45_KLanesKernel {
       scale[c] = hn::BitCast(DS16(), hn::TableLookupBytesOr0(sc_m, hn::Load(DB(), kScaleOfLane + c * kByteLanes)));
     }
   }
-  // The same for the rounding error of a spiky super-block: out of line, as
-  // it is rare (its scales made again: passing them would keep them in
-  // memory for every super-block).
-  static HWY_NOINLINE VQ ResidualSums(const Block& b, const int8_t* rl) {
-    VS16 scale[kHalves];
-    Scales(EveryBlock(UnpackQ45_KScales(b.scales)), scale);
-    VQ sum;
-    SuperBlockSums<1>(b, scale, &rl, &sum);
-    return sum;
-  }
-
   // acc[t] and offset[t] += super-block b (the k-th of its row) times
   // vector t; sc_m its unpacked scales, alone and in every 128-bit block.
   template <int kN, bool kSpiky>
@@ -336,16 +346,31 @@ struct Q45_KLanesKernel {
     SubtractMinimums<kN>(sc_m, dmin, k, x, offset);
     VS16 scale[kHalves];
     Scales(every_sc_m, scale);
-    const int8_t* xl[kN];
-    for (int t = 0; t < kN; ++t) xl[t] = x[t].q8kl + k * kQK_K;
-    VQ sums[kN];
-    SuperBlockSums<kN>(b, scale, xl, sums);
+    // Where a vector's super-block is spiky, its rounding error (r8kl)
+    // takes the same pass, as a vector of its own: the nibbles and scales
+    // then serve both (a second pass out of line made them again; hot,
+    // a quarter of the super-blocks spiky: 75 -> 64 us; docs/kernels.md,
+    // session 31). Zero or not by its bits, in a general register
+    // (AccumulateSuperBlock).
+    uint32_t spiky = 0;
+    if constexpr (kSpiky) {
+      for (int t = 0; t < kN; ++t) spiky |= std::bit_cast<uint32_t>(x[t].rscale8k[k]);
+    }
+    const int8_t* xl[2 * kN];
+    for (int t = 0; t < kN; ++t) {
+      xl[t] = x[t].q8kl + k * kQK_K;
+      xl[kN + t] = x[t].r8kl + k * kQK_K;
+    }
+    VQ sums[2 * kN];
+    if (spiky != 0) {
+      SuperBlockSums<2 * kN>(b, scale, xl, sums);
+    } else {
+      SuperBlockSums<kN>(b, scale, xl, sums);
+    }
     for (int t = 0; t < kN; ++t) {
       acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), sums[t]), acc[t]);
-      // Zero or not by its bits, in a general register (AccumulateSuperBlock).
-      if (kSpiky && std::bit_cast<uint32_t>(x[t].rscale8k[k]) != 0) {
-        const VQ rsum = ResidualSums(b, x[t].r8kl + k * kQK_K);
-        acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[t]);
+      if (spiky != 0) {
+        acc[t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), sums[kN + t]), acc[t]);
       }
     }
   }
@@ -394,13 +419,10 @@ struct Q45_KLanesKernel {
     StoreTotals<kRows * kN>(sums, out);
   }
   // The rows without the spiky super-blocks' branch where the vectors have
-  // none (the common case): with its out-of-line call in the loop, GCC
-  // kept the loop's pointers in memory (hot Q4_K_L 1024 x 2048: 63 -> 58 us).
+  // none (AnySpiky).
   template <int kN, int kRows>
   static HWY_INLINE void Rows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
-    uint32_t spiky = 0;
-    for (int64_t i = 0; i < kN * (cols / kQK_K); ++i) spiky |= std::bit_cast<uint32_t>(xs.rscale8k[i]);
-    if (spiky != 0) {
+    if (AnySpiky<kN>(xs, cols)) {
       RowsDot<kN, true>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
     } else {
       RowsDot<kN, false>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
@@ -488,6 +510,14 @@ struct Scaled16Kernel {
 
   template <int kN>
   static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
+    if (AnySpiky<kN>(xs, cols)) {
+      RowDot<kN, true>(row, cols, xs, out);
+    } else {
+      RowDot<kN, false>(row, cols, xs, out);
+    }
+  }
+  template <int kN, bool kSpiky>
+  static HWY_INLINE void RowDot(const uint8_t* row, int64_t cols, const XSums& xs, float* out) {
     const hn::CappedTag<float, 16> df16;
     const hn::Rebind<int32_t, decltype(df16)> di32;
     const hn::Rebind<int8_t, decltype(df16)> di8;
@@ -553,9 +583,9 @@ struct Scaled16Kernel {
           }
           return hn::Sub(sums, hn::ShiftLeft<kQ6 ? 5 : 2>(o));
         };
-        AccumulateSuperBlock<kN>(unit, k, d, x, acc, integer_offset);
+        AccumulateSuperBlock<kN, kSpiky>(unit, k, d, x, acc, integer_offset);
       } else {
-        AccumulateSuperBlock<kN>(unit, k, d, x, acc);
+        AccumulateSuperBlock<kN, kSpiky>(unit, k, d, x, acc);
       }
     }
     for (int t = 0; t < kN; ++t) {
