@@ -110,6 +110,8 @@ HWY_INLINE void AccumulateSuperBlock(const UnitFn& unit, int64_t k, float d, con
     xq[t] = x[t].q8k + k * kQK_K;
     xq[kN + t] = x[t].r8k + k * kQK_K;
   }
+  // Zero or not by its bits, in a general register: a float compare would
+  // take one of the vector pipes that bound these kernels.
   uint32_t spiky = 0;
   if constexpr (kSpiky) {
     for (int t = 0; t < kN; ++t) spiky |= std::bit_cast<uint32_t>(x[t].rscale8k[k]);
@@ -139,6 +141,15 @@ HWY_INLINE bool AnySpiky(const XSums& xs, int64_t cols) {
   uint32_t spiky = 0;
   for (int64_t i = 0; i < kN * (cols / kQK_K); ++i) spiky |= std::bit_cast<uint32_t>(xs.rscale8k[i]);
   return spiky != 0;
+}
+// Kernel::RowDot<kN, AnySpiky>: Dot for the kernels of one row at a time.
+template <class Kernel, int kN>
+HWY_INLINE void RowDotSpikyOrNot(const uint8_t* row, int64_t cols, const XSums& xs, float* out) {
+  if (AnySpiky<kN>(xs, cols)) {
+    Kernel::template RowDot<kN, true>(row, cols, xs, out);
+  } else {
+    Kernel::template RowDot<kN, false>(row, cols, xs, out);
+  }
 }
 
 // Scale tables: int16 scales, each doubled into a 32-bit lane, so that
@@ -218,11 +229,7 @@ struct Q45_KInt8Kernel {
 
   template <int kN>
   static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
-    if (AnySpiky<kN>(xs, cols)) {
-      RowDot<kN, true>(row, cols, xs, out);
-    } else {
-      RowDot<kN, false>(row, cols, xs, out);
-    }
+    RowDotSpikyOrNot<Q45_KInt8Kernel, kN>(row, cols, xs, out);
   }
   template <int kN, bool kSpiky>
   static HWY_INLINE void RowDot(const uint8_t* row, int64_t cols, const XSums& xs, float* out) {
@@ -510,11 +517,7 @@ struct Scaled16Kernel {
 
   template <int kN>
   static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
-    if (AnySpiky<kN>(xs, cols)) {
-      RowDot<kN, true>(row, cols, xs, out);
-    } else {
-      RowDot<kN, false>(row, cols, xs, out);
-    }
+    RowDotSpikyOrNot<Scaled16Kernel, kN>(row, cols, xs, out);
   }
   template <int kN, bool kSpiky>
   static HWY_INLINE void RowDot(const uint8_t* row, int64_t cols, const XSums& xs, float* out) {
