@@ -26,6 +26,9 @@ struct BlockQ5_K { uint16_t d; uint16_t dmin; uint8_t scales[12]; uint8_t qh[kQK
 struct BlockQ4_KL : BlockQ4_K {};
 struct BlockQ5_KL : BlockQ5_K {};
 struct BlockQ6_K { uint8_t ql[kQK_K / 2]; uint8_t qh[kQK_K / 4]; int8_t scales[kQK_K / 16]; uint16_t d; };
+// Q6_K with its sub-blocks in the lanes (unit_lanes.h): ql, qh and scales
+// permuted.
+struct BlockQ6_KL : BlockQ6_K {};
 
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ4_1) == 20);
@@ -39,7 +42,7 @@ static_assert(sizeof(BlockQ3_K) == 110);
 static_assert(sizeof(BlockQ4_K) == 144);
 static_assert(sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210);
-static_assert(sizeof(BlockQ4_KL) == 144 && sizeof(BlockQ5_KL) == 176);
+static_assert(sizeof(BlockQ4_KL) == 144 && sizeof(BlockQ5_KL) == 176 && sizeof(BlockQ6_KL) == 210);
 
 // IQ4_NL's codebook: a 4-bit index picks one of these non-uniform levels
 // (ggml's kvalues_iq4nl), w = d * value. Aligned: the GEMV loads it as one

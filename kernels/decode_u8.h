@@ -24,9 +24,11 @@ void decode_u8_q2_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
 void decode_u8_q3_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q4_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q5_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
-// Q4_K_L / Q5_K_L (unit_lanes.h): u in the weights' own order, as Q4_K / Q5_K.
+// Q4_K_L / Q5_K_L / Q6_K_L (unit_lanes.h): u in the weights' own order, as
+// Q4_K / Q5_K / Q6_K.
 void decode_u8_q4_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q5_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q6_kl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q6_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 
 }  // namespace ck

@@ -119,5 +119,6 @@ void dequantize_lanes(const void* src, float* out, int64_t n, void (*plain)(cons
 }
 void dequantize_q4_kl(const void* src, float* out, int64_t n) { dequantize_lanes<BlockQ4_K>(src, out, n, dequantize_q4_k); }
 void dequantize_q5_kl(const void* src, float* out, int64_t n) { dequantize_lanes<BlockQ5_K>(src, out, n, dequantize_q5_k); }
+void dequantize_q6_kl(const void* src, float* out, int64_t n) { dequantize_lanes<BlockQ6_K>(src, out, n, dequantize_q6_k); }
 
 }  // namespace ck::ref

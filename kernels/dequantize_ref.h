@@ -23,9 +23,11 @@ void dequantize_q2_k(const void* src, float* out, int64_t n);
 void dequantize_q3_k(const void* src, float* out, int64_t n);
 void dequantize_q4_k(const void* src, float* out, int64_t n);
 void dequantize_q5_k(const void* src, float* out, int64_t n);
-// Q4_K_L / Q5_K_L (unit_lanes.h): the permutation undone, then Q4_K / Q5_K.
+// Q4_K_L / Q5_K_L / Q6_K_L (unit_lanes.h): the permutation undone, then
+// Q4_K / Q5_K / Q6_K.
 void dequantize_q4_kl(const void* src, float* out, int64_t n);
 void dequantize_q5_kl(const void* src, float* out, int64_t n);
+void dequantize_q6_kl(const void* src, float* out, int64_t n);
 void dequantize_q6_k(const void* src, float* out, int64_t n);
 
 }  // namespace ck::ref

@@ -29,6 +29,7 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::IQ4_XS, G::IQ4_XS, "IQ4_XS", 256, 136, ref::dequantize_iq4_xs, true, 32, 241, decode_u8_iq4_xs, -128.0f, true, 32},
     {DType::Q4_K_L, G::None, "Q4_K_L", 256, 144, ref::dequantize_q4_kl, true, 32, 15, decode_u8_q4_kl, kFree, false, 256},
     {DType::Q5_K_L, G::None, "Q5_K_L", 256, 176, ref::dequantize_q5_kl, true, 32, 31, decode_u8_q5_kl, kFree, false, 256},
+    {DType::Q6_K_L, G::None, "Q6_K_L", 256, 210, ref::dequantize_q6_kl, true, 16, 63, decode_u8_q6_kl, -32.0f, false, 256},
 }};
 
 constexpr bool table_is_indexed_by_code() {

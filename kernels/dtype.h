@@ -21,8 +21,9 @@ enum class DType : uint8_t {
   Q4_K = 6, Q6_K = 7,
   Q8_0 = 8, Q5_1 = 9, Q2_K = 10, Q3_K = 11, Q5_K = 12, IQ4_NL = 13, IQ4_XS = 14,
   Q4_K_L = 15, Q5_K_L = 16,  // Q4_K / Q5_K with the units in the lanes (unit_lanes.h)
+  Q6_K_L = 17,               // Q6_K with the sub-blocks in the lanes (unit_lanes.h)
 };
-inline constexpr int kDTypeCount = 17;
+inline constexpr int kDTypeCount = 18;
 
 // ggml's type ids (GGUF tensor infos).
 enum class GgmlType : uint32_t {

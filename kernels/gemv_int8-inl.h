@@ -57,8 +57,9 @@ struct Int8Kernel {
   template <class... B>
   static constexpr bool kIs = (std::is_same_v<Block, B> || ...);
   static constexpr int kWeights =
-      kIs<BlockQ2_K, BlockQ3_K, BlockQ4_K, BlockQ5_K, BlockQ4_KL, BlockQ5_KL, BlockQ6_K, BlockIQ4_XS> ? kQK_K : kQK;
-  static constexpr int kUnit = kIs<BlockQ2_K, BlockQ3_K, BlockQ6_K> ? 16 : kQK;
+      kIs<BlockQ2_K, BlockQ3_K, BlockQ4_K, BlockQ5_K, BlockQ4_KL, BlockQ5_KL, BlockQ6_K, BlockQ6_KL, BlockIQ4_XS> ? kQK_K
+                                                                                                        : kQK;
+  static constexpr int kUnit = kIs<BlockQ2_K, BlockQ3_K, BlockQ6_K, BlockQ6_KL> ? 16 : kQK;
   static constexpr bool kPer256 = kWeights == kQK_K && !kIs<BlockIQ4_XS>;
   template <int kN>
   static void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
@@ -106,6 +107,7 @@ struct Int8Kernel {
     if constexpr (kIs<BlockQ4_KL>) return decode_u8_q4_kl;
     if constexpr (kIs<BlockQ5_KL>) return decode_u8_q5_kl;
     if constexpr (kIs<BlockQ6_K>) return decode_u8_q6_k;
+    if constexpr (kIs<BlockQ6_KL>) return decode_u8_q6_kl;
     if constexpr (kIs<BlockIQ4_XS>) return decode_u8_iq4_xs;
     return decode_u8_iq4_nl;
   }
@@ -117,6 +119,7 @@ template <class Block>
 using Q45_KLanesKernel = Int8Kernel<Block>;
 template <class Block>
 using Scaled16Kernel = Int8Kernel<Block>;
+using Q6_KLanesKernel = Int8Kernel<BlockQ6_KL>;
 using IQ4_XSInt8Kernel = Int8Kernel<BlockIQ4_XS>;
 
 #else

@@ -188,6 +188,19 @@ HWY_INLINE VB EveryBlock(hn::Vec<D8x16> v) {
 #endif
 }
 
+// sums - 2^kShift sum_s sc_s bsums_s: the offsets -32 sc_s (Q6_K) or -4
+// sc_s (Q3_K) times the integer sums of the activation bytes per sub-block,
+// sc16 the 16 int16 scales and bsums those sums in the same order
+// (XSums::bsum16_8k's: the even sub-blocks, then the odd ones).
+template <int kShift>
+HWY_INLINE VQ SubtractIntegerOffset(const VS16* sc16, VQ sums, const int16_t* bsums) {
+  VQ o = hn::Zero(DQ());
+  for (size_t v = 0; v < kBlockVectors; ++v) {
+    o = hn::Add(o, MulPairs(sc16[v], hn::LoadU(DS16(), bsums + v * hn::Lanes(DS16()))));
+  }
+  return hn::Sub(sums, hn::ShiftLeft<kShift>(o));
+}
+
 // Bit kFrom of each byte moved to bit kTo, the other bits cleared: a mask
 // and a 16-bit shift (alone in its byte, the bit cannot cross into the
 // next). Against a compare and a blend per bit: Q5_K in cache 121 -> 99 us.
@@ -265,6 +278,66 @@ struct Q45_KInt8Kernel {
   }
 };
 
+// The int16 pair sums of u * x (pmaddubsw): the unit-lanes kernels'.
+HWY_INLINE VS16 BytePairs(VB u, const int8_t* x) {
+#if HWY_TARGET <= HWY_AVX2
+  return VS16{_mm256_maddubs_epi16(u.raw, hn::LoadU(DBS(), x).raw)};
+#else
+  return VS16{_mm_maddubs_epi16(u.raw, hn::LoadU(DBS(), x).raw)};
+#endif
+}
+
+// The rows of the unit-lanes kernels (Q4_K_L, Q5_K_L, Q6_K_L): Kernel gives
+// Block and RowSuperBlocks<kI, kRows, kN, kSpiky>(b, k, x, acc, offset),
+// which adds super-block k of row kI to acc[kI] and offset[kI].
+template <class Kernel>
+struct LanesRows {
+  // out[i * kN + t] = dot(row i, vector t) for the rows i in kI, row_bytes
+  // apart, each row by the same operations whatever the rows and kN; the
+  // rows' stream in address order (Int8Kernel::RowsDot).
+  template <int kN, bool kSpiky, int... kI>
+  static HWY_INLINE void RowsDot(std::integer_sequence<int, kI...>, const uint8_t* row, size_t row_bytes,
+                                 int64_t cols, const XSums& xs, float* out) {
+    constexpr int kRows = sizeof...(kI);
+    using Block = typename Kernel::Block;
+    const Block* b[kRows] = {reinterpret_cast<const Block*>(row + kI * row_bytes)...};
+    const auto x = Vectors<kN>(xs, cols);
+    VQF acc[kRows][kN], offset[kRows][kN];
+    for (int i = 0; i < kRows; ++i)
+      for (int t = 0; t < kN; ++t) acc[i][t] = offset[i][t] = hn::Zero(DQF());
+    for (int64_t k = 0; k < cols / kQK_K; ++k) {
+      StreamStep<kRows * sizeof(Block)>(row + kRows * k * sizeof(Block));
+      (Kernel::template RowSuperBlocks<kI, kRows, kN, kSpiky>(b, k, x, acc, offset), ...);
+    }
+    VQF sums[kRows * kN];
+    for (int i = 0; i < kRows; ++i)
+      for (int t = 0; t < kN; ++t) sums[i * kN + t] = hn::Add(acc[i][t], offset[i][t]);
+    StoreTotals<kRows * kN>(sums, out);
+  }
+  // The rows without the spiky super-blocks' branch where the vectors have
+  // none (AnySpiky).
+  template <int kN, int kRows>
+  static HWY_INLINE void Rows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
+    if (AnySpiky<kN>(xs, cols)) {
+      RowsDot<kN, true>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
+    } else {
+      RowsDot<kN, false>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
+    }
+  }
+
+  template <int kN>
+  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
+    Rows<kN, 1>(row, 0, cols, xs, out);
+  }
+  // One vector, several rows at a time (GemvRowsOneVector): the rows share
+  // the end of a row's sums and the activations' loads.
+  static constexpr int kRowsPerDot = 4;
+  template <int kRows>
+  static HWY_INLINE void DotRows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
+    Rows<1, kRows>(row, row_bytes, cols, xs, out);
+  }
+};
+
 // Q4_K_L and Q5_K_L: ggml's blocks with the units in the lanes
 // (unit_lanes.h), multiplied with the activations in the same order
 // (XSums::q8kl). Each 32-bit lane collects one unit's byte products, so the
@@ -272,22 +345,15 @@ struct Q45_KInt8Kernel {
 // scales in one pmaddwd, where Q45_KInt8Kernel scales every unit on its own
 // (docs/kernels.md, "Session 29"). On 128-bit targets the two halves of a
 // 32-byte packed vector are units 0-3 and 4-7.
-template <class Block>
-struct Q45_KLanesKernel {
+template <class BlockType>
+struct Q45_KLanesKernel : LanesRows<Q45_KLanesKernel<BlockType>> {
+  using Block = BlockType;
   static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_KL>;
   static constexpr size_t kHalves = 32 / kByteLanes;
   // Groups of four packed bytes whose pair sums add up in int16 before
   // the scales: a pair sum is at most 2 x 15 x 127 (4 bits), eight of them
   // 30480; with 5 bits (2 x 31 x 127) four.
   static constexpr int kGroupsPerScale = kHighBit ? 2 : 4;
-
-  static HWY_INLINE VS16 BytePairs(VB u, const int8_t* x) {
-#if HWY_TARGET <= HWY_AVX2
-    return VS16{_mm256_maddubs_epi16(u.raw, hn::LoadU(DBS(), x).raw)};
-#else
-    return VS16{_mm_maddubs_epi16(u.raw, hn::LoadU(DBS(), x).raw)};
-#endif
-  }
 
   // p[t][c] += the pair sums of packed group kI (low and high nibbles).
   template <int kI, int kN>
@@ -404,49 +470,6 @@ struct Q45_KLanesKernel {
     }
   }
 
-  // out[i * kN + t] = dot(row i, vector t) for the rows i in kI, row_bytes
-  // apart, each row by the same operations whatever the rows and kN; the
-  // rows' stream in address order (Int8Kernel::RowsDot).
-  template <int kN, bool kSpiky, int... kI>
-  static HWY_INLINE void RowsDot(std::integer_sequence<int, kI...>, const uint8_t* row, size_t row_bytes,
-                                 int64_t cols, const XSums& xs, float* out) {
-    constexpr int kRows = sizeof...(kI);
-    const Block* b[kRows] = {reinterpret_cast<const Block*>(row + kI * row_bytes)...};
-    const auto x = Vectors<kN>(xs, cols);
-    VQF acc[kRows][kN], offset[kRows][kN];
-    for (int i = 0; i < kRows; ++i)
-      for (int t = 0; t < kN; ++t) acc[i][t] = offset[i][t] = hn::Zero(DQF());
-    for (int64_t k = 0; k < cols / kQK_K; ++k) {
-      StreamStep<kRows * sizeof(Block)>(row + kRows * k * sizeof(Block));
-      (RowSuperBlocks<kI, kRows, kN, kSpiky>(b, k, x, acc, offset), ...);
-    }
-    VQF sums[kRows * kN];
-    for (int i = 0; i < kRows; ++i)
-      for (int t = 0; t < kN; ++t) sums[i * kN + t] = hn::Add(acc[i][t], offset[i][t]);
-    StoreTotals<kRows * kN>(sums, out);
-  }
-  // The rows without the spiky super-blocks' branch where the vectors have
-  // none (AnySpiky).
-  template <int kN, int kRows>
-  static HWY_INLINE void Rows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
-    if (AnySpiky<kN>(xs, cols)) {
-      RowsDot<kN, true>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
-    } else {
-      RowsDot<kN, false>(std::make_integer_sequence<int, kRows>(), row, row_bytes, cols, xs, out);
-    }
-  }
-
-  template <int kN>
-  static HWY_INLINE void Dot(const uint8_t* row, int64_t cols, const float*, const XSums& xs, float* out) {
-    Rows<kN, 1>(row, 0, cols, xs, out);
-  }
-  // One vector, several rows at a time (GemvRowsOneVector): the rows share
-  // the end of a row's sums and the activations' loads.
-  static constexpr int kRowsPerDot = 4;
-  template <int kRows>
-  static HWY_INLINE void DotRows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out) {
-    Rows<1, kRows>(row, row_bytes, cols, xs, out);
-  }
 };
 
 // Q6_K, Q2_K and Q3_K: 16 sub-blocks of 16 weights with int16 scales sc_s.
@@ -580,11 +603,7 @@ struct Scaled16Kernel {
         // 93-95 -> 83-84 us; docs/kernels.md, session 27). Exact, as the
         // rest of the sums.
         const auto integer_offset = [&sc16](VQ sums, const int16_t* bsums) {
-          VQ o = hn::Zero(DQ());
-          for (size_t v = 0; v < kBlockVectors; ++v) {
-            o = hn::Add(o, MulPairs(sc16[v], hn::LoadU(DS16(), bsums + v * hn::Lanes(DS16()))));
-          }
-          return hn::Sub(sums, hn::ShiftLeft<kQ6 ? 5 : 2>(o));
+          return SubtractIntegerOffset<kQ6 ? 5 : 2>(sc16, sums, bsums);
         };
         AccumulateSuperBlock<kN, kSpiky>(unit, k, d, x, acc, integer_offset);
       } else {
@@ -594,6 +613,121 @@ struct Scaled16Kernel {
     for (int t = 0; t < kN; ++t) {
       out[t] = hn::GetLane(hn::SumOfLanes(DQF(), acc[t]));
       if constexpr (!kIntegerOffset) out[t] += hn::GetLane(hn::SumOfLanes(df16, offset[t]));
+    }
+  }
+};
+
+// Q6_K_L: Q6_K with its weights in the unit-lanes order (unit_lanes.h), so
+// that lane j of vectors 0-3 (the first halves of the units) holds
+// sub-block 2j and of vectors 4-7 sub-block 2j + 1. Two vectors' pair sums
+// add up in int16 (2 x 2 x 63 x 127 <= 32767) and meet eight scales in one
+// pmaddwd: per super-block 8 pmaddubsw, 4 int16 adds and 4 pmaddwd where
+// Scaled16Kernel takes 8 pmaddubsw, 8 pmaddwd and 8 scale broadcasts, and
+// the scales are stored in the order the pmaddwd wants (docs/kernels.md,
+// "Session 32"). The -32 offsets join the sums in int32 as Scaled16Kernel's.
+struct Q6_KLanesKernel : LanesRows<Q6_KLanesKernel> {
+  using Block = BlockQ6_KL;
+  static constexpr size_t kHalves = 32 / kByteLanes;
+
+  // p[t][c] += the pair sums of vectors 2g, 2g + 1 (pl, the first halves of
+  // the units) and 4 + 2g, 5 + 2g (ph): ql[32i ..] holds vector i's low
+  // four bits and vector 4 + i's as its high nibbles, qh[32g ..] the top two
+  // bits of vectors 2g, 2g + 1, 4 + 2g, 5 + 2g at bits 0, 2, 4, 6.
+  template <int kG, int kN>
+  static HWY_INLINE void AddGroupPair(const Block& b, const int8_t* const* xl, VS16 (*pl)[kHalves],
+                                      VS16 (*ph)[kHalves]) {
+    const hn::Repartition<uint16_t, DB> dw;
+    const VB low4 = hn::Set(DB(), 0x0F), top2 = hn::Set(DB(), 0x30);
+    for (size_t c = 0; c < kHalves; ++c) {
+      const size_t at = c * kByteLanes;
+      const auto qh = hn::BitCast(dw, hn::LoadU(DB(), b.qh + 32 * kG + at));
+      const auto ql0 = hn::BitCast(dw, hn::LoadU(DB(), b.ql + 64 * kG + at));
+      const auto ql1 = hn::BitCast(dw, hn::LoadU(DB(), b.ql + 64 * kG + 32 + at));
+      const VB lo0 = hn::Or(hn::And(hn::BitCast(DB(), ql0), low4), hn::And(hn::BitCast(DB(), hn::ShiftLeft<4>(qh)), top2));
+      const VB lo1 = hn::Or(hn::And(hn::BitCast(DB(), ql1), low4), hn::And(hn::BitCast(DB(), hn::ShiftLeft<2>(qh)), top2));
+      const VB hi0 = hn::Or(hn::And(hn::BitCast(DB(), hn::ShiftRight<4>(ql0)), low4), hn::And(hn::BitCast(DB(), qh), top2));
+      const VB hi1 = hn::Or(hn::And(hn::BitCast(DB(), hn::ShiftRight<4>(ql1)), low4),
+                            hn::And(hn::BitCast(DB(), hn::ShiftRight<2>(qh)), top2));
+      for (int t = 0; t < kN; ++t) {
+        const int8_t* x = xl[t] + 64 * kG + at;
+        pl[t][c] = hn::Add(BytePairs(lo0, x), BytePairs(lo1, x + 32));
+        ph[t][c] = hn::Add(BytePairs(hi0, x + 128), BytePairs(hi1, x + 160));
+      }
+    }
+  }
+  // sums[t] = the int32 sums, scaled by the sub-blocks' scales (sa: the
+  // first halves' in lanes, sb: the second halves'), of b with xl[t].
+  template <int kN>
+  static HWY_INLINE void SuperBlockSums(const Block& b, const VS16* sa, const VS16* sb, const int8_t* const* xl,
+                                        VQ* sums) {
+    for (int t = 0; t < kN; ++t) sums[t] = hn::Zero(DQ());
+    VS16 pl[kN][kHalves], ph[kN][kHalves];
+    AddGroupPair<0, kN>(b, xl, pl, ph);
+    for (int t = 0; t < kN; ++t)
+      for (size_t c = 0; c < kHalves; ++c)
+        sums[t] = hn::Add(sums[t], hn::Add(MulPairs(pl[t][c], sa[c]), MulPairs(ph[t][c], sb[c])));
+    AddGroupPair<1, kN>(b, xl, pl, ph);
+    for (int t = 0; t < kN; ++t)
+      for (size_t c = 0; c < kHalves; ++c)
+        sums[t] = hn::Add(sums[t], hn::Add(MulPairs(pl[t][c], sa[c]), MulPairs(ph[t][c], sb[c])));
+  }
+
+  // The scales of a half (from scales[at]) as int16 pairs: in lane j of
+  // half c, (sc, sc) of sub-block 2j (at = c * lanes) or 2j + 1 (at = 16 +
+  // c * lanes), from the stored order (the even sub-blocks, then the odd
+  // ones), which is also the offsets' order (sc16).
+  static HWY_INLINE VS16 ScalePairs(hn::Vec<hn::Full128<int8_t>> raw, size_t at) {
+    alignas(16) static constexpr uint8_t kPairs[40] = {0,  0,  1,  1,  2,  2,  3,  3,  4,  4,  5,  5,  6,  6,
+                                                       7,  7,  8,  8,  9,  9,  10, 10, 11, 11, 12, 12, 13, 13,
+                                                       14, 14, 15, 15, 0,  0,  0,  0,  0,  0,  0,  0};
+    const hn::Full128<int8_t> d8;
+    const hn::Rebind<int8_t, DS16> dh;
+    const auto pairs = hn::TableLookupBytes(raw, hn::BitCast(d8, hn::LoadU(D8x16(), kPairs + at)));
+    return hn::PromoteTo(DS16(), hn::Vec<decltype(dh)>{pairs.raw});
+  }
+
+  template <int kI, int kRows, int kN, bool kSpiky>
+  static HWY_INLINE void RowSuperBlocks(const Block* const* rows, int64_t k, const std::array<XSums, kN>& x,
+                                        VQF (*acc)[kN], VQF (*)[kN]) {
+    const Block& b = rows[kI][k];
+    const float d = LoadHalf(&b.d);
+    const hn::Full128<int8_t> d8;
+    const auto raw = hn::LoadU(d8, b.scales);
+    VS16 sa[kHalves], sb[kHalves], sc16[kBlockVectors];
+    for (size_t c = 0; c < kHalves; ++c) {
+      sa[c] = ScalePairs(raw, c * hn::Lanes(DS16()));
+      sb[c] = ScalePairs(raw, 16 + c * hn::Lanes(DS16()));
+    }
+#if HWY_TARGET <= HWY_AVX2
+    sc16[0] = hn::PromoteTo(DS16(), raw);
+#else
+    sc16[0] = hn::PromoteTo(DS16(), hn::LowerHalf(raw));
+    sc16[1] = hn::PromoteTo(DS16(), hn::UpperHalf(hn::Half<decltype(d8)>(), raw));
+#endif
+    // A spiky super-block's rounding error takes the same pass, as one more
+    // vector (Q45_KLanesKernel::SuperBlock).
+    uint32_t spiky = 0;
+    if constexpr (kSpiky) {
+      for (int t = 0; t < kN; ++t) spiky |= std::bit_cast<uint32_t>(x[t].rscale8k[k]);
+    }
+    const int8_t* xl[2 * kN];
+    for (int t = 0; t < kN; ++t) {
+      xl[t] = x[t].q8kl + k * kQK_K;
+      xl[kN + t] = x[t].r8kl + k * kQK_K;
+    }
+    VQ sums[2 * kN];
+    if (spiky != 0) {
+      SuperBlockSums<2 * kN>(b, sa, sb, xl, sums);
+    } else {
+      SuperBlockSums<kN>(b, sa, sb, xl, sums);
+    }
+    for (int t = 0; t < kN; ++t) {
+      const VQ all = SubtractIntegerOffset<5>(sc16, sums[t], x[t].bsum16_8k + 16 * k);
+      acc[kI][t] = hn::MulAdd(hn::Set(DQF(), d * x[t].scale8k[k]), hn::ConvertTo(DQF(), all), acc[kI][t]);
+      if (spiky != 0) {
+        const VQ rsum = SubtractIntegerOffset<5>(sc16, sums[kN + t], x[t].rbsum16_8k + 16 * k);
+        acc[kI][t] = hn::MulAdd(hn::Set(DQF(), d * x[t].rscale8k[k]), hn::ConvertTo(DQF(), rsum), acc[kI][t]);
+      }
     }
   }
 };

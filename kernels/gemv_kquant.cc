@@ -17,6 +17,7 @@
 #define CK_GEMV_KQUANT_KERNELS(ENTRY)                                                                           \
   ENTRY(Q4_K, Q45_KKernel<BlockQ4_K>) ENTRY(Q5_K, Q45_KKernel<BlockQ5_K>) ENTRY(Q6_K, Q6_KKernel)               \
   ENTRY(Q4_K_L, Q45_KLanesKernel<BlockQ4_KL>) ENTRY(Q5_K_L, Q45_KLanesKernel<BlockQ5_KL>)                     \
+  ENTRY(Q6_K_L, Q6_KLanesKernel)                                                                                \
   ENTRY(Q2_K, Scaled16Kernel<BlockQ2_K>) ENTRY(Q3_K, Scaled16Kernel<BlockQ3_K>) ENTRY(IQ4_XS, IQ4_XSInt8Kernel)
 
 HWY_BEFORE_NAMESPACE();

@@ -15,6 +15,14 @@ Nibble lanes_nibble(int j, int p) { return {32 * ((p % 16) / 4) + 4 * j + p % 4,
 // Bit of Q5_K's qh: (byte, bit).
 Nibble ggml_high_bit(int j, int p) { return {p, j}; }
 Nibble lanes_high_bit(int j, int p) { return {4 * j + p % 4, 2 * ((p % 16) / 4) + p / 16}; }
+// Q6_K's low four bits (ql) and top two (qh); its lanes form keeps the low
+// four where Q4_K_L keeps its nibbles.
+Nibble ggml_q6_low(int j, int p) { return {64 * (j / 4) + 32 * (j % 2) + p, 4 * ((j % 4) / 2)}; }
+Nibble ggml_q6_high(int j, int p) { return {32 * (j / 4) + p, 2 * (j % 4)}; }
+Nibble lanes_q6_high(int j, int p) {
+  const int i = (p % 16) / 4;
+  return {32 * (i / 2) + 4 * j + p % 4, 2 * (i % 2) + 4 * (p / 16)};
+}
 
 // dst gets, for every unit j and weight p, the width-bit field of src at
 // from(j, p), placed at to(j, p).
@@ -31,9 +39,25 @@ void move_fields(const uint8_t (&src)[kBytes], uint8_t (&dst)[kBytes], int width
   std::memcpy(dst, out, kBytes);
 }
 
+using Field = Nibble (*)(int, int);
+
+template <bool kToLanes>
+void permute_q6(BlockQ6_K* blocks, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    BlockQ6_K& b = blocks[k];
+    move_fields(b.ql, b.ql, 4, kToLanes ? ggml_q6_low : lanes_nibble, kToLanes ? lanes_nibble : ggml_q6_low);
+    move_fields(b.qh, b.qh, 2, kToLanes ? ggml_q6_high : lanes_q6_high, kToLanes ? lanes_q6_high : ggml_q6_high);
+    int8_t scales[16];
+    for (int s = 0; s < 16; ++s) {
+      const int lanes = 8 * (s % 2) + s / 2;  // the even sub-blocks' scales, then the odd ones'
+      scales[kToLanes ? lanes : s] = b.scales[kToLanes ? s : lanes];
+    }
+    std::memcpy(b.scales, scales, sizeof scales);
+  }
+}
+
 template <class Block, bool kToLanes>
 void permute(Block* blocks, int64_t n) {
-  using Field = Nibble (*)(int, int);
   const Field nibble_from = kToLanes ? ggml_nibble : lanes_nibble, nibble_to = kToLanes ? lanes_nibble : ggml_nibble;
   const Field bit_from = kToLanes ? ggml_high_bit : lanes_high_bit, bit_to = kToLanes ? lanes_high_bit : ggml_high_bit;
   for (int64_t k = 0; k < n; ++k) {
@@ -48,18 +72,31 @@ void to_unit_lanes(BlockQ4_K* blocks, int64_t n) { permute<BlockQ4_K, true>(bloc
 void to_unit_lanes(BlockQ5_K* blocks, int64_t n) { permute<BlockQ5_K, true>(blocks, n); }
 void from_unit_lanes(BlockQ4_K* blocks, int64_t n) { permute<BlockQ4_K, false>(blocks, n); }
 void from_unit_lanes(BlockQ5_K* blocks, int64_t n) { permute<BlockQ5_K, false>(blocks, n); }
+void to_unit_lanes(BlockQ6_K* blocks, int64_t n) { permute_q6<true>(blocks, n); }
+void from_unit_lanes(BlockQ6_K* blocks, int64_t n) { permute_q6<false>(blocks, n); }
 
 DType stored_form(DType t) {
-  return t == DType::Q4_K ? DType::Q4_K_L : t == DType::Q5_K ? DType::Q5_K_L : t;
+  switch (t) {
+    case DType::Q4_K: return DType::Q4_K_L;
+    case DType::Q5_K: return DType::Q5_K_L;
+    case DType::Q6_K: return DType::Q6_K_L;
+    default: return t;
+  }
 }
 
 DType plain_form(DType t) {
-  return t == DType::Q4_K_L ? DType::Q4_K : t == DType::Q5_K_L ? DType::Q5_K : t;
+  switch (t) {
+    case DType::Q4_K_L: return DType::Q4_K;
+    case DType::Q5_K_L: return DType::Q5_K;
+    case DType::Q6_K_L: return DType::Q6_K;
+    default: return t;
+  }
 }
 
 void to_stored_form(DType t, uint8_t* blocks, int64_t n) {
   if (t == DType::Q4_K) to_unit_lanes(reinterpret_cast<BlockQ4_K*>(blocks), n);
   if (t == DType::Q5_K) to_unit_lanes(reinterpret_cast<BlockQ5_K*>(blocks), n);
+  if (t == DType::Q6_K) to_unit_lanes(reinterpret_cast<BlockQ6_K*>(blocks), n);
 }
 
 void unit_lanes_activations(const int8_t* x, int8_t* out, int64_t n) {

@@ -12,6 +12,14 @@
 //   Q5_K: bit 2i + h of qh[4j + b] is its fifth bit.
 // The activations of a super-block go in the same order, low-nibble vectors
 // first: x'[32(4h + i) + 4j + b] = x[32j + 16h + 4i + b].
+//
+// Q6_K_L (docs/kernels.md, "Session 32"): Q6_K's block with its weights in
+// that order too, so that lane j of vectors 0-3 holds sub-block 2j and of
+// vectors 4-7 sub-block 2j + 1; two vectors' pair sums add up in int16
+// (2 x 2 x 63 x 127 fits) and meet eight scales in one pmaddwd. Weight p of
+// unit j: its low four bits where Q4_K_L keeps its nibble (in ql), its top
+// two bits 2(i % 2) + 4h of qh[32(i / 2) + 4j + b]; scales[] holds the even
+// sub-blocks' scales, then the odd ones' (XSums::bsum16_8k's order).
 #pragma once
 #include <cstdint>
 
@@ -25,11 +33,14 @@ void to_unit_lanes(BlockQ4_K* blocks, int64_t n);
 void to_unit_lanes(BlockQ5_K* blocks, int64_t n);
 void from_unit_lanes(BlockQ4_K* blocks, int64_t n);
 void from_unit_lanes(BlockQ5_K* blocks, int64_t n);
+void to_unit_lanes(BlockQ6_K* blocks, int64_t n);
+void from_unit_lanes(BlockQ6_K* blocks, int64_t n);
 
 // The dtype the converter stores a GGUF tensor of dtype t as: Q4_K -> Q4_K_L,
-// Q5_K -> Q5_K_L, every other as it is. Lossless, block by block.
+// Q5_K -> Q5_K_L, Q6_K -> Q6_K_L, every other as it is. Lossless, block by
+// block.
 DType stored_form(DType t);
-// The inverse: Q4_K_L -> Q4_K, Q5_K_L -> Q5_K, every other as it is.
+// The inverse: Q4_K_L -> Q4_K, Q5_K_L -> Q5_K, Q6_K_L -> Q6_K, every other as it is.
 DType plain_form(DType t);
 // n blocks of dtype t into stored_form(t), in place.
 void to_stored_form(DType t, uint8_t* blocks, int64_t n);

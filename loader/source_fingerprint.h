@@ -16,9 +16,9 @@ namespace ck {
 // are (native kernels) instead of transcoded to Q8_0; 3: Q5_K too; 4 (two
 // branches of session 5 each called theirs 4): bump format 4 on one, Q5_0,
 // Q5_1, Q2_K, Q3_K and IQ4_NL native on the other; 5: both; 6: Q4_K and
-// Q5_K stored with the units in the lanes (Q4_K_L, Q5_K_L). Bumps without
-// the key count as 1.
-inline constexpr uint64_t kConverterVersion = 6;
+// Q5_K stored with the units in the lanes (Q4_K_L, Q5_K_L); 7: Q6_K too
+// (Q6_K_L). Bumps without the key count as 1.
+inline constexpr uint64_t kConverterVersion = 7;
 
 struct SourceFingerprint {
   uint64_t size = 0;
