@@ -287,6 +287,23 @@ HWY_INLINE VS16 BytePairs(VB u, const int8_t* x) {
 #endif
 }
 
+// The unit-lanes activations of super-block k: xl[t] vector t's, xl[kN +
+// t] its rounding error's. Returns zero unless (kSpiky) some vector's
+// super-block is spiky: by its scale's bits, in a general register
+// (AccumulateSuperBlock).
+template <int kN, bool kSpiky>
+HWY_INLINE uint32_t LanesActivations(const std::array<XSums, kN>& x, int64_t k, const int8_t** xl) {
+  uint32_t spiky = 0;
+  if constexpr (kSpiky) {
+    for (int t = 0; t < kN; ++t) spiky |= std::bit_cast<uint32_t>(x[t].rscale8k[k]);
+  }
+  for (int t = 0; t < kN; ++t) {
+    xl[t] = x[t].q8kl + k * kQK_K;
+    xl[kN + t] = x[t].r8kl + k * kQK_K;
+  }
+  return spiky;
+}
+
 // The rows of the unit-lanes kernels (Q4_K_L, Q5_K_L, Q6_K_L): Kernel gives
 // Block and RowSuperBlocks<kI, kRows, kN, kSpiky>(b, k, x, acc, offset),
 // which adds super-block k of row kI to acc[kI] and offset[kI].
@@ -423,17 +440,9 @@ struct Q45_KLanesKernel : LanesRows<Q45_KLanesKernel<BlockType>> {
     // takes the same pass, as a vector of its own: the nibbles and scales
     // then serve both (a second pass out of line made them again; hot,
     // a quarter of the super-blocks spiky: 75 -> 64 us; docs/kernels.md,
-    // session 31). Zero or not by its bits, in a general register
-    // (AccumulateSuperBlock).
-    uint32_t spiky = 0;
-    if constexpr (kSpiky) {
-      for (int t = 0; t < kN; ++t) spiky |= std::bit_cast<uint32_t>(x[t].rscale8k[k]);
-    }
+    // session 31).
     const int8_t* xl[2 * kN];
-    for (int t = 0; t < kN; ++t) {
-      xl[t] = x[t].q8kl + k * kQK_K;
-      xl[kN + t] = x[t].r8kl + k * kQK_K;
-    }
+    const uint32_t spiky = LanesActivations<kN, kSpiky>(x, k, xl);
     VQ sums[2 * kN];
     if (spiky != 0) {
       SuperBlockSums<2 * kN>(b, scale, xl, sums);
@@ -706,15 +715,8 @@ struct Q6_KLanesKernel : LanesRows<Q6_KLanesKernel> {
 #endif
     // A spiky super-block's rounding error takes the same pass, as one more
     // vector (Q45_KLanesKernel::SuperBlock).
-    uint32_t spiky = 0;
-    if constexpr (kSpiky) {
-      for (int t = 0; t < kN; ++t) spiky |= std::bit_cast<uint32_t>(x[t].rscale8k[k]);
-    }
     const int8_t* xl[2 * kN];
-    for (int t = 0; t < kN; ++t) {
-      xl[t] = x[t].q8kl + k * kQK_K;
-      xl[kN + t] = x[t].r8kl + k * kQK_K;
-    }
+    const uint32_t spiky = LanesActivations<kN, kSpiky>(x, k, xl);
     VQ sums[2 * kN];
     if (spiky != 0) {
       SuperBlockSums<2 * kN>(b, sa, sb, xl, sums);
