@@ -188,6 +188,18 @@ HWY_INLINE VB EveryBlock(hn::Vec<D8x16> v) {
 #endif
 }
 
+// The 16 int8 sub-block scales in v as int16: one vector on 256-bit
+// targets, two on 128-bit ones.
+HWY_INLINE void Scales16(hn::Vec<hn::Full128<int8_t>> v, VS16* sc16) {
+#if HWY_TARGET <= HWY_AVX2
+  sc16[0] = hn::PromoteTo(DS16(), v);
+#else
+  const hn::Full128<int8_t> d8;
+  sc16[0] = hn::PromoteTo(DS16(), hn::LowerHalf(v));
+  sc16[1] = hn::PromoteTo(DS16(), hn::UpperHalf(hn::Half<decltype(d8)>(), v));
+#endif
+}
+
 // sums - 2^kShift sum_s sc_s bsums_s: the offsets -32 sc_s (Q6_K) or -4
 // sc_s (Q3_K) times the integer sums of the activation bytes per sub-block,
 // sc16 the 16 int16 scales and bsums those sums in the same order
@@ -589,12 +601,7 @@ struct Scaled16Kernel {
       const hn::Full128<int8_t> d8;
       const auto even_odd = hn::TableLookupBytes(hn::Load(d8, sc), hn::BitCast(d8, hn::Load(D8x16(), kEvenOdd)));
       VS16 sc16[kBlockVectors];  // the scales, even then odd ones
-#if HWY_TARGET <= HWY_AVX2
-      sc16[0] = hn::PromoteTo(DS16(), even_odd);
-#else
-      sc16[0] = hn::PromoteTo(DS16(), hn::LowerHalf(even_odd));
-      sc16[1] = hn::PromoteTo(DS16(), hn::UpperHalf(hn::Half<decltype(d8)>(), even_odd));
-#endif
+      Scales16(even_odd, sc16);
       VS32 tables[kBlockVectors][2];
       for (size_t v = 0; v < kBlockVectors; ++v) DoubledTables(sc16[v], tables[v]);
       const auto unit = [&b, &tables](auto u, ScaledBytes* w) {
@@ -638,13 +645,13 @@ struct Q6_KLanesKernel : LanesRows<Q6_KLanesKernel> {
   using Block = BlockQ6_KL;
   static constexpr size_t kHalves = 32 / kByteLanes;
 
-  // p[t][c] += the pair sums of vectors 2g, 2g + 1 (pl, the first halves of
-  // the units) and 4 + 2g, 5 + 2g (ph): ql[32i ..] holds vector i's low
+  // sums[t] += the pair sums of vectors 2g, 2g + 1 (the first halves of the
+  // units) times sa and of 4 + 2g, 5 + 2g times sb: ql[32i ..] holds vector i's low
   // four bits and vector 4 + i's as its high nibbles, qh[32g ..] the top two
   // bits of vectors 2g, 2g + 1, 4 + 2g, 5 + 2g at bits 0, 2, 4, 6.
   template <int kG, int kN>
-  static HWY_INLINE void AddGroupPair(const Block& b, const int8_t* const* xl, VS16 (*pl)[kHalves],
-                                      VS16 (*ph)[kHalves]) {
+  static HWY_INLINE void AddGroupPair(const Block& b, const VS16* sa, const VS16* sb, const int8_t* const* xl,
+                                      VQ* sums) {
     const hn::Repartition<uint16_t, DB> dw;
     const VB low4 = hn::Set(DB(), 0x0F), top2 = hn::Set(DB(), 0x30);
     for (size_t c = 0; c < kHalves; ++c) {
@@ -659,8 +666,9 @@ struct Q6_KLanesKernel : LanesRows<Q6_KLanesKernel> {
                             hn::And(hn::BitCast(DB(), hn::ShiftRight<2>(qh)), top2));
       for (int t = 0; t < kN; ++t) {
         const int8_t* x = xl[t] + 64 * kG + at;
-        pl[t][c] = hn::Add(BytePairs(lo0, x), BytePairs(lo1, x + 32));
-        ph[t][c] = hn::Add(BytePairs(hi0, x + 128), BytePairs(hi1, x + 160));
+        const VS16 pl = hn::Add(BytePairs(lo0, x), BytePairs(lo1, x + 32));
+        const VS16 ph = hn::Add(BytePairs(hi0, x + 128), BytePairs(hi1, x + 160));
+        sums[t] = hn::Add(sums[t], hn::Add(MulPairs(pl, sa[c]), MulPairs(ph, sb[c])));
       }
     }
   }
@@ -670,15 +678,8 @@ struct Q6_KLanesKernel : LanesRows<Q6_KLanesKernel> {
   static HWY_INLINE void SuperBlockSums(const Block& b, const VS16* sa, const VS16* sb, const int8_t* const* xl,
                                         VQ* sums) {
     for (int t = 0; t < kN; ++t) sums[t] = hn::Zero(DQ());
-    VS16 pl[kN][kHalves], ph[kN][kHalves];
-    AddGroupPair<0, kN>(b, xl, pl, ph);
-    for (int t = 0; t < kN; ++t)
-      for (size_t c = 0; c < kHalves; ++c)
-        sums[t] = hn::Add(sums[t], hn::Add(MulPairs(pl[t][c], sa[c]), MulPairs(ph[t][c], sb[c])));
-    AddGroupPair<1, kN>(b, xl, pl, ph);
-    for (int t = 0; t < kN; ++t)
-      for (size_t c = 0; c < kHalves; ++c)
-        sums[t] = hn::Add(sums[t], hn::Add(MulPairs(pl[t][c], sa[c]), MulPairs(ph[t][c], sb[c])));
+    AddGroupPair<0, kN>(b, sa, sb, xl, sums);
+    AddGroupPair<1, kN>(b, sa, sb, xl, sums);
   }
 
   // The scales of a half (from scales[at]) as int16 pairs: in lane j of
@@ -707,12 +708,7 @@ struct Q6_KLanesKernel : LanesRows<Q6_KLanesKernel> {
       sa[c] = ScalePairs(raw, c * hn::Lanes(DS16()));
       sb[c] = ScalePairs(raw, 16 + c * hn::Lanes(DS16()));
     }
-#if HWY_TARGET <= HWY_AVX2
-    sc16[0] = hn::PromoteTo(DS16(), raw);
-#else
-    sc16[0] = hn::PromoteTo(DS16(), hn::LowerHalf(raw));
-    sc16[1] = hn::PromoteTo(DS16(), hn::UpperHalf(hn::Half<decltype(d8)>(), raw));
-#endif
+    Scales16(raw, sc16);
     // A spiky super-block's rounding error takes the same pass, as one more
     // vector (Q45_KLanesKernel::SuperBlock).
     const int8_t* xl[2 * kN];
