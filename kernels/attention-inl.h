@@ -28,14 +28,15 @@ using VF = hn::Vec<DF>;
 
 // The register tile of Products: kQ rows of s (broadcast one scalar each)
 // against kU vectors of m's columns. With AVX-512's 32 registers 6 x 4
-// accumulators, elsewhere 4 x 2; each load of m (and its conversion from
-// f16, which takes the FMA ports too) serves kQ rows, and the 24 or 8 FMA
-// chains keep both FMA units busy.
-#if HWY_TARGET <= HWY_AVX3
+// accumulators, elsewhere 6 x 2 (15 of the 16 registers with the two
+// columns and the broadcast); each load of m (and its conversion from f16)
+// serves kQ rows, and the 24 or 12 FMA chains keep both FMA units busy
+// (two units of 4 cycles' latency need 8 in flight: with 4 x 2 there was
+// no slack).
 constexpr int kTileRows = 6;
+#if HWY_TARGET <= HWY_AVX3
 constexpr int kTileVectors = 4;
 #else
-constexpr int kTileRows = 4;
 constexpr int kTileVectors = 2;
 #endif
 // The KV cache holds floats or IEEE halves (uint16_t): one vector of m's
@@ -115,32 +116,27 @@ HWY_INLINE void ProductTile(const float* s, int64_t s_stride, const T* m, Layout
   }
 }
 
-// One column chunk of every row: row groups of kTileRows, then the rest.
+// One column chunk of every row, in as few row groups as kTileRows allows,
+// of near-equal sizes: a short group has fewer FMA chains than the units
+// keep in flight (32 rows: 6, 6, 5, 5, 5, 5 rather than five 6 and a 2).
 template <int kU, bool kMasked, class T>
 HWY_INLINE void ProductColumns(const float* s, int64_t s_stride, int rows, const T* m, Layout L, int64_t c,
                                int64_t r0, int64_t r1, float* out, int64_t out_stride, bool add, size_t valid) {
-  int g = 0;
-  for (; g + kTileRows <= rows; g += kTileRows) {
-    ProductTile<kTileRows, kU, kMasked>(s + g * s_stride, s_stride, m, L, c, r0, r1, out + g * out_stride,
-                                        out_stride, add, valid);
-  }
-  const float* sg = s + g * s_stride;
-  float* og = out + g * out_stride;
-  switch (rows - g) {
-    case 5:
-      if constexpr (kTileRows > 5) {
-        ProductTile<5, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid);
-      }
-      break;
-    case 4:
-      if constexpr (kTileRows > 4) {
-        ProductTile<4, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid);
-      }
-      break;
-    case 3: ProductTile<3, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
-    case 2: ProductTile<2, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
-    case 1: ProductTile<1, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
-    default: break;
+  static_assert(kTileRows == 6, "a case per group size");
+  const int groups = (rows + kTileRows - 1) / kTileRows;
+  for (int i = 0, g = 0; i < groups; ++i) {
+    const int size = (rows - g) / (groups - i);
+    const float* sg = s + g * s_stride;
+    float* og = out + g * out_stride;
+    switch (size) {
+      case 6: ProductTile<6, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
+      case 5: ProductTile<5, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
+      case 4: ProductTile<4, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
+      case 3: ProductTile<3, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
+      case 2: ProductTile<2, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
+      default: ProductTile<1, kU, kMasked>(sg, s_stride, m, L, c, r0, r1, og, out_stride, add, valid); break;
+    }
+    g += size;
   }
 }
 
