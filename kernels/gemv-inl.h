@@ -115,9 +115,9 @@ HWY_INLINE void PrefetchToL2(const void* p) { __builtin_prefetch(p, 0, 1); }
 // and a branch per line: this way Q4_K_M decoded 2-3 % faster (AVX2 target
 // 3-4 %) and SmolLM2 Q4_1 4-8 %, the others level (docs/kernels.md).
 template <size_t kBytes>
-HWY_INLINE void StreamStep(const void* p, const StreamDistances& distances = kStreamDistances) {
+HWY_INLINE void StreamStep(const void* p) {
   const auto* bytes = static_cast<const uint8_t*>(p);
-  const int64_t l2 = distances.l2_ahead, l1 = distances.l1_ahead;
+  const int64_t l2 = kStreamDistances.l2_ahead, l1 = kStreamDistances.l1_ahead;
   for (size_t off = 0; off < kBytes; off += 64) {
     if (l2 != 0) PrefetchToL2(bytes + l2 + off);
     if (l1 != 0) hwy::Prefetch(bytes + l1 + off);

@@ -52,7 +52,6 @@ namespace qgemv {
 // AMD: one L1 prefetch a line; Intel: the two steps (gemv-inl.h).
 const StreamDistances kStreamDistances =
     prefetch_hints_all_fill_l1() ? StreamDistances{0, 4096} : StreamDistances{3072, 1024};
-const StreamDistances kDramBoundStreamDistances = prefetch_hints_all_fill_l1() ? StreamDistances{0, 0} : kStreamDistances;
 
 CK_DEFINE_GEMV_ROWS_FN(gemv_float_rows_fn, CK_GEMV_FLOAT_KERNELS)
 #define CK_EXPORT_GEMM(name, K) HWY_EXPORT(GemmRows##name);

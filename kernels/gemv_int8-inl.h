@@ -727,27 +727,17 @@ struct Int8Kernel {
     // whole group of each row per step), and the last blocks' with them:
     // from DRAM, four rows read side by side with each row prefetched on its
     // own (or not at all) ran at half the speed of one row at a time
-    // (docs/kernels.md, session 26). One Q8_0 row with one vector outruns
-    // DRAM on Zen 3 (in cache ~27 GB/s): there the L1 stream only held fill
-    // buffers that the hardware prefetcher's stream would use, and 1 thread
-    // decoded the 1.1B-shaped file 3-8 % faster without it (session 27).
-    const StreamDistances& stream =
-        kRows == 1 && kN == 1 && std::is_same_v<Block, BlockQ8_0> ? kDramBoundStreamDistances : kStreamDistances;
+    // (docs/kernels.md, session 26). One Q8_0 row with one vector went
+    // without the stream on AMD from session 27 (a host whose DRAM gave 30
+    // GB/s to 1 thread) to 35, when hosts giving 10-12 decoded the 1.1B-shaped
+    // file 13 % faster with it (docs/kernels.md, session 35).
     constexpr size_t kGroupBytes = kX8Group * sizeof(Block);
     int64_t k0 = 0;
-    // Without a stream, a loop with no prefetch tests in it: the tests and
-    // the stream's pointers added 8 instructions to Q8_0's 60 a group, and
-    // without this loop Q8_0 in cache took 88 us where it takes 74 (Zen 3,
-    // session 28).
-    if (stream.l1_ahead == 0 && stream.l2_ahead == 0) {
-      for (; k0 + kX8Group <= nb; k0 += kX8Group) (WholeGroup<kN>(b[kI], k0, x, acc[kI], off[kI]), ...);
-    } else {
-      for (; k0 + kX8Group <= nb; k0 += kX8Group) {
-        StreamStep<kRows * kGroupBytes>(row + kRows * k0 * sizeof(Block), stream);
-        (WholeGroup<kN>(b[kI], k0, x, acc[kI], off[kI]), ...);
-      }
-      if (k0 < nb) StreamStep<kRows * (kGroupBytes - sizeof(Block))>(row + kRows * k0 * sizeof(Block), stream);
+    for (; k0 + kX8Group <= nb; k0 += kX8Group) {
+      StreamStep<kRows * kGroupBytes>(row + kRows * k0 * sizeof(Block));
+      (WholeGroup<kN>(b[kI], k0, x, acc[kI], off[kI]), ...);
     }
+    if (k0 < nb) StreamStep<kRows * (kGroupBytes - sizeof(Block))>(row + kRows * k0 * sizeof(Block));
     VQF sums[kRows * kN];
     (EndRow<kN>(b[kI], k0, nb, x, acc[kI], off[kI], sums + kI * kN), ...);
     StoreTotals<kRows * kN>(sums, out);

@@ -25,10 +25,6 @@ struct StreamDistances {
   int64_t l1_ahead;  // 0: none
 };
 extern const StreamDistances kStreamDistances;
-// The same for a kernel that, one row at a time, computes faster than DRAM
-// delivers (Q8_0 on Zen 3): on AMD none, the hardware prefetcher's stream
-// alone (gemv_int8-inl.h, RowsDot); elsewhere kStreamDistances.
-extern const StreamDistances kDramBoundStreamDistances;
 
 // The activations of one GEMV call in the forms its kernels multiply,
 // computed once per call; null where no matrix of the call needs them.
