@@ -205,6 +205,10 @@ void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int token
   const int64_t chunk_tiles = std::max<int64_t>(1, kTileVectors * static_cast<int64_t>(hn::Lanes(DF())) / kKeyTile);
   const Layout tiled_keys{kKeyTile, kKeyTile * head_dim, chunk_tiles * kKeyTile * head_dim};
   Products(qs, head_dim, rows, kt + tiled_keys.column(lo), tiled_keys, head_dim, cols, sc, s_stride);
+  // Each row's weights are left unnormalized; its output is divided by
+  // their sum (0 for a row without keys: its output is 0 anyway).
+  float inv_sum[kMaxAttendHeads * kMaxAttendTokens];
+  HWY_DASSERT(rows <= kMaxAttendHeads * kMaxAttendTokens);
   for (int row = 0; row < rows; ++row) {
     const int t = row / heads;
     // This row's keys: [begin, end) of the columns.
@@ -213,13 +217,15 @@ void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int token
     float* w = sc + row * s_stride;
     if (end <= begin) {  // no key of the share: weight 0 in the merge
       std::fill(w, w + cols, 0.0f);
+      inv_sum[row] = 0.0f;
       if (share.stats != nullptr) {
         share.stats[2 * row] = -INFINITY;
         share.stats[2 * row + 1] = 0.0f;
       }
       continue;
     }
-    const SoftmaxSums sums = softmax(w + begin, end - begin);
+    const SoftmaxSums sums = softmax_numerators(w + begin, end - begin);
+    inv_sum[row] = 1.0f / sums.sum;
     if (share.stats != nullptr) {
       share.stats[2 * row] = sums.max;
       share.stats[2 * row + 1] = sums.sum;
@@ -231,7 +237,10 @@ void AttendTokensOf(const float* q, int64_t q_token_stride, int heads, int token
            head_dim);
   for (int t = 0; t < tokens; ++t) {
     for (int h = 0; h < heads; ++h) {
-      std::copy_n(os + (t * heads + h) * head_dim, head_dim, out + t * out_token_stride + h * head_dim);
+      const int row = t * heads + h;
+      const float* o = os + row * head_dim;
+      float* dst = out + t * out_token_stride + h * head_dim;
+      for (int d = 0; d < head_dim; ++d) dst[d] = o[d] * inv_sum[row];
     }
   }
 }

@@ -17,7 +17,7 @@ namespace ck {
 
 HWY_EXPORT(SumOfSquares);
 HWY_EXPORT(SiluMul);
-HWY_EXPORT(Softmax);
+HWY_EXPORT(SoftmaxNumerators);
 
 void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float eps) {
   const float ss = HWY_DYNAMIC_DISPATCH(SumOfSquares)(x, n);
@@ -25,7 +25,7 @@ void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float e
   for (int64_t i = 0; i < n; ++i) out[i] = x[i] * inv * weight[i];
 }
 
-SoftmaxSums softmax(float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(Softmax)(x, n); }
+SoftmaxSums softmax_numerators(float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SoftmaxNumerators)(x, n); }
 
 void silu_mul(float* out, const float* gate, const float* up, int64_t n) {
   HWY_DYNAMIC_DISPATCH(SiluMul)(out, gate, up, n);

@@ -12,13 +12,15 @@ namespace ck {
 // out[i] = x[i] / sqrt(mean(x^2) + eps) * weight[i]. out may alias x.
 void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float eps);
 
-// In place; subtracts the maximum first so that exp never overflows. n >= 1.
-// Returns that maximum and the sum of exp(x[i] - max) it divided by, which
-// merge softmaxes of parts of a row (attention's key shares).
+// x[i] = exp(x[i] - max x), in place, n >= 1: a softmax's numerators (the
+// max shift keeps exp from overflowing). Returns that maximum and the sum
+// of the numerators: the caller divides by it where it is cheaper
+// (attention: once per output value instead of once per key), and the
+// pair merges softmaxes of parts of a row (attention's key shares).
 struct SoftmaxSums {
   float max, sum;
 };
-SoftmaxSums softmax(float* x, int64_t n);
+SoftmaxSums softmax_numerators(float* x, int64_t n);
 
 // out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)). out may alias gate.
 void silu_mul(float* out, const float* gate, const float* up, int64_t n);

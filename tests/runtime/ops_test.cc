@@ -59,21 +59,34 @@ TEST_CASE("rmsnorm matches x / rms(x) * w", "[ops]") {
   }
 }
 
-TEST_CASE("softmax sums to one and survives huge logits", "[ops]") {
+TEST_CASE("softmax_numerators: exp(x - max) to about an ulp, its max and sum, and huge logits", "[ops]") {
   for (int n : {1, 5, 16, 33, 1000}) {
     auto x = random_vec(n, 3, 10.0f);
     x[0] = 1000.0f;  // exp(1000) overflows without the max shift
+    x[n / 2] = 1001.5f;
     std::vector<double> ref(n);
     double sum = 0;
-    for (int i = 0; i < n; ++i) sum += ref[i] = std::exp(double(x[i]) - 1000.0);
-    ck::softmax(x.data(), n);
-    double total = 0;
-    for (int i = 0; i < n; ++i) {
-      REQUIRE(std::isfinite(x[i]));
-      REQUIRE(x[i] == Approx(ref[i] / sum).epsilon(1e-5).margin(1e-7));
-      total += x[i];
+    for (int i = 0; i < n; ++i) sum += ref[i] = std::exp(double(x[i]) - 1001.5);
+    const ck::SoftmaxSums sums = ck::softmax_numerators(x.data(), n);
+    REQUIRE(sums.max == 1001.5f);
+    REQUIRE(sums.sum == Approx(sum).epsilon(1e-6));
+    for (int i = 0; i < n; ++i) REQUIRE(x[i] == Approx(ref[i]).epsilon(2e-7).margin(1e-37));
+  }
+  // Every shift from 0 down past float's least normal exponent, in the
+  // vector body and the scalar tail (n = 8191 is no multiple of a vector).
+  const int n = 8191;
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i) x[i] = -100.0f * float(i) / (n - 1);
+  ck::softmax_numerators(x.data(), n);
+  for (int i = 0; i < n; ++i) {
+    const double shifted = std::exp(double(-100.0f * float(i) / (n - 1)));
+    INFO("x " << -100.0f * float(i) / (n - 1));
+    if (shifted >= 1.2e-38) {
+      REQUIRE(x[i] == Approx(shifted).epsilon(2e-7));
+    } else {
+      REQUIRE(x[i] >= 0.0f);
+      REQUIRE(x[i] <= 1.2e-38f);
     }
-    REQUIRE(total == Approx(1.0).epsilon(1e-5));
   }
 }
 
