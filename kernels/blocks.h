@@ -29,6 +29,9 @@ struct BlockQ6_K { uint8_t ql[kQK_K / 2]; uint8_t qh[kQK_K / 4]; int8_t scales[k
 // Q6_K with its sub-blocks in the lanes (unit_lanes.h): ql, qh and scales
 // permuted.
 struct BlockQ6_KL : BlockQ6_K {};
+// Q5_0 and Q5_1 with qh transposed (unit_lanes.h).
+struct BlockQ5_0L : BlockQ5_0 {};
+struct BlockQ5_1L : BlockQ5_1 {};
 
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ4_1) == 20);
@@ -43,6 +46,7 @@ static_assert(sizeof(BlockQ4_K) == 144);
 static_assert(sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210);
 static_assert(sizeof(BlockQ4_KL) == 144 && sizeof(BlockQ5_KL) == 176 && sizeof(BlockQ6_KL) == 210);
+static_assert(sizeof(BlockQ5_0L) == 22 && sizeof(BlockQ5_1L) == 24);
 
 // IQ4_NL's codebook: a 4-bit index picks one of these non-uniform levels
 // (ggml's kvalues_iq4nl), w = d * value. Aligned: the GEMV loads it as one

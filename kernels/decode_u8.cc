@@ -17,8 +17,9 @@ namespace {
 // The 32-weight types Q4_0 (w = d(q - 8)), Q4_1 (w = dq + m), Q5_0 (w =
 // d(q - 16)) and Q5_1 (w = dq + m): value j is the low nibble of qs[j],
 // value j + 16 its high nibble; the 5-bit types add bit j of the
-// little-endian u32 qh as bit 4 of value j.
-template <class Block>
+// little-endian u32 qh as bit 4 of value j (kLanes: Q5_0_L / Q5_1_L, bit
+// 8 (j % 4) + j / 4, unit_lanes.h).
+template <class Block, bool kLanes = false>
 void decode_u8_legacy(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
   constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
@@ -39,7 +40,10 @@ void decode_u8_legacy(const void* blocks, int64_t n, uint8_t* u, float* a, float
     if constexpr (kHighBit) {
       uint32_t qh;
       std::memcpy(&qh, b[k].qh, 4);
-      for (int j = 0; j < kQK; ++j) out[j] = static_cast<uint8_t>(out[j] | ((qh >> j) & 1u) << 4);
+      for (int j = 0; j < kQK; ++j) {
+        const int bit = kLanes ? 8 * (j % 4) + j / 4 : j;
+        out[j] = static_cast<uint8_t>(out[j] | ((qh >> bit) & 1u) << 4);
+      }
     }
     std::memcpy(u, out, kQK);
   }
@@ -132,6 +136,12 @@ void decode_u8_q5_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
 }
 void decode_u8_q5_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   decode_u8_legacy<BlockQ5_1>(blocks, n, u, a, c);
+}
+void decode_u8_q5_0l(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_legacy<BlockQ5_0, true>(blocks, n, u, a, c);
+}
+void decode_u8_q5_1l(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
+  decode_u8_legacy<BlockQ5_1, true>(blocks, n, u, a, c);
 }
 void decode_u8_q2_k(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   decode_u8_q23_k<BlockQ2_K>(blocks, n, u, a, c);

@@ -17,6 +17,9 @@ void decode_u8_q4_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* 
 void decode_u8_q4_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q5_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q5_1(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+// Q5_0_L / Q5_1_L (unit_lanes.h): u in the weights' own order, as Q5_0 / Q5_1.
+void decode_u8_q5_0l(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
+void decode_u8_q5_1l(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_q8_0(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_iq4_nl(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);
 void decode_u8_iq4_xs(const void* blocks, int64_t n, uint8_t* u, float* a, float* c);

@@ -4,7 +4,6 @@
 #include "kernels/blocks.h"
 #include "kernels/dequantize_ref.h"
 #include "kernels/fp16.h"
-#include "kernels/unit_lanes.h"
 
 namespace ck::ref {
 
@@ -107,18 +106,5 @@ void dequantize_q6_k(const void* src, float* out, int64_t n) {
     }
   }
 }
-
-template <class Block>
-void dequantize_lanes(const void* src, float* out, int64_t n, void (*plain)(const void*, float*, int64_t)) {
-  const auto* b = static_cast<const Block*>(src);
-  for (int64_t k = 0; k < n / kQK_K; ++k) {
-    Block block = b[k];
-    from_unit_lanes(&block, 1);
-    plain(&block, out + k * kQK_K, kQK_K);
-  }
-}
-void dequantize_q4_kl(const void* src, float* out, int64_t n) { dequantize_lanes<BlockQ4_K>(src, out, n, dequantize_q4_k); }
-void dequantize_q5_kl(const void* src, float* out, int64_t n) { dequantize_lanes<BlockQ5_K>(src, out, n, dequantize_q5_k); }
-void dequantize_q6_kl(const void* src, float* out, int64_t n) { dequantize_lanes<BlockQ6_K>(src, out, n, dequantize_q6_k); }
 
 }  // namespace ck::ref

@@ -15,6 +15,9 @@ void dequantize_q4_0(const void* src, float* out, int64_t n);
 void dequantize_q4_1(const void* src, float* out, int64_t n);
 void dequantize_q5_0(const void* src, float* out, int64_t n);
 void dequantize_q5_1(const void* src, float* out, int64_t n);
+// Q5_0_L / Q5_1_L (unit_lanes.h): qh transposed back, then Q5_0 / Q5_1.
+void dequantize_q5_0l(const void* src, float* out, int64_t n);
+void dequantize_q5_1l(const void* src, float* out, int64_t n);
 void dequantize_q8_0(const void* src, float* out, int64_t n);
 void dequantize_iq4_nl(const void* src, float* out, int64_t n);
 void dequantize_iq4_xs(const void* src, float* out, int64_t n);

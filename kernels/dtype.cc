@@ -30,6 +30,8 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::Q4_K_L, G::None, "Q4_K_L", 256, 144, ref::dequantize_q4_kl, true, 32, 15, decode_u8_q4_kl, kFree, false, 256},
     {DType::Q5_K_L, G::None, "Q5_K_L", 256, 176, ref::dequantize_q5_kl, true, 32, 31, decode_u8_q5_kl, kFree, false, 256},
     {DType::Q6_K_L, G::None, "Q6_K_L", 256, 210, ref::dequantize_q6_kl, true, 16, 63, decode_u8_q6_kl, -32.0f, false, 256},
+    {DType::Q5_0_L, G::None, "Q5_0_L", 32, 22, ref::dequantize_q5_0l, true, 32, 31, decode_u8_q5_0l, -16.0f, false, 32},
+    {DType::Q5_1_L, G::None, "Q5_1_L", 32, 24, ref::dequantize_q5_1l, true, 32, 31, decode_u8_q5_1l, kFree, false, 32},
 }};
 
 constexpr bool table_is_indexed_by_code() {

@@ -22,8 +22,9 @@ enum class DType : uint8_t {
   Q8_0 = 8, Q5_1 = 9, Q2_K = 10, Q3_K = 11, Q5_K = 12, IQ4_NL = 13, IQ4_XS = 14,
   Q4_K_L = 15, Q5_K_L = 16,  // Q4_K / Q5_K with the units in the lanes (unit_lanes.h)
   Q6_K_L = 17,               // Q6_K with the sub-blocks in the lanes (unit_lanes.h)
+  Q5_0_L = 18, Q5_1_L = 19,  // Q5_0 / Q5_1 with qh transposed (unit_lanes.h)
 };
-inline constexpr int kDTypeCount = 18;
+inline constexpr int kDTypeCount = 20;
 
 // ggml's type ids (GGUF tensor infos).
 enum class GgmlType : uint32_t {

@@ -103,6 +103,7 @@ BENCHMARK_CAPTURE(BM_gemv, Q6_K_L, ck::DType::Q6_K_L, kCycleBytes)->Apply(Shapes
 BENCHMARK_CAPTURE(BM_gemv, Q8_0, ck::DType::Q8_0, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q5_0, ck::DType::Q5_0, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q5_1, ck::DType::Q5_1, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q5_0_L, ck::DType::Q5_0_L, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q3_K, ck::DType::Q3_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q2_K, ck::DType::Q2_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, IQ4_NL, ck::DType::IQ4_NL, kCycleBytes)->Apply(Shapes);
@@ -135,6 +136,8 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(HotShort
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_1, ck::DType::Q4_1, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0, ck::DType::Q5_0, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1, ck::DType::Q5_1, kHotBytes)->Apply(HotShortRows);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0_L, ck::DType::Q5_0_L, kHotBytes)->Apply(HotShortRows);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1_L, ck::DType::Q5_1_L, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q3_K, ck::DType::Q3_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q2_K, ck::DType::Q2_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_IQ4_NL, ck::DType::IQ4_NL, kHotBytes)->Apply(Hot);
@@ -171,6 +174,7 @@ BENCHMARK_CAPTURE(BM_gemm, Q6_K_L, ck::DType::Q6_K_L)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q8_0, ck::DType::Q8_0)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q4_1, ck::DType::Q4_1)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q5_0, ck::DType::Q5_0)->Apply(GemmShapes);
+BENCHMARK_CAPTURE(BM_gemm, Q5_0_L, ck::DType::Q5_0_L)->Apply(GemmShapes);
 
 // Quantizer throughput (one thread), in weights per second.
 void BM_quantize(benchmark::State& state, ck::DType dt) {

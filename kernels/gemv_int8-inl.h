@@ -41,10 +41,13 @@ static_assert(kX8Group == kX8Pad, "the activation arrays are padded to whole gro
 
 template <class Block>
 struct Int8BlockTraits {
-  static constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
-  static constexpr bool kHighBit = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
-  static constexpr bool kCodebook = std::is_same_v<Block, BlockIQ4_NL>;
-  static constexpr bool kSigned = kCodebook || std::is_same_v<Block, BlockQ8_0>;
+  template <class... B>
+  static constexpr bool kIs = (std::is_same_v<Block, B> || ...);
+  static constexpr bool kHasMin = kIs<BlockQ4_1, BlockQ5_1, BlockQ5_1L>;
+  static constexpr bool kHighBit = kIs<BlockQ5_0, BlockQ5_1, BlockQ5_0L, BlockQ5_1L>;
+  static constexpr bool kHighBitLanes = kIs<BlockQ5_0L, BlockQ5_1L>;  // qh transposed (unit_lanes.h)
+  static constexpr bool kCodebook = kIs<BlockIQ4_NL>;
+  static constexpr bool kSigned = kCodebook || kIs<BlockQ8_0>;
 };
 
 #if CK_HWY_PORTABLE_TARGET
@@ -100,6 +103,8 @@ struct Int8Kernel {
     if constexpr (kIs<BlockQ4_1>) return decode_u8_q4_1;
     if constexpr (kIs<BlockQ5_0>) return decode_u8_q5_0;
     if constexpr (kIs<BlockQ5_1>) return decode_u8_q5_1;
+    if constexpr (kIs<BlockQ5_0L>) return decode_u8_q5_0l;
+    if constexpr (kIs<BlockQ5_1L>) return decode_u8_q5_1l;
     if constexpr (kIs<BlockQ2_K>) return decode_u8_q2_k;
     if constexpr (kIs<BlockQ3_K>) return decode_u8_q3_k;
     if constexpr (kIs<BlockQ4_K>) return decode_u8_q4_k;
@@ -398,6 +403,22 @@ HWY_INLINE void NibblePairs(const uint8_t* qs, VB* nib) {
   for (size_t v = 0; v < kBlockVectors; ++v) nib[v] = hn::And(nib[v], hn::Set(DB(), 0xF));
 }
 
+// Bit 4 of each weight of vector v of a block in NibblePairs' layout, from
+// Q5_0_L's or Q5_1_L's transposed qh (unit_lanes.h): the four weights of
+// 32-bit lane g (0..7 over the block) have their bits at bit g (g < 4) or
+// g - 4 + 4 (g >= 4) of the lane's four bytes once qh is in every lane, so a
+// shift per lane moves them to bit 4. The carries between bytes land below
+// bit 4 (left shifts of at most 4) or above it (right shifts of at most 3).
+HWY_INLINE VB HighBitLanes(const uint8_t* qh, size_t v) {
+  const hn::Repartition<uint32_t, DB> d32;
+  alignas(32) static constexpr uint32_t kLeft[8] = {4, 3, 2, 1, 0, 0, 0, 0}, kRight[8] = {0, 0, 0, 0, 0, 1, 2, 3};
+  uint32_t bits;
+  std::memcpy(&bits, qh, 4);
+  const size_t g = v * hn::MaxLanes(d32);
+  const auto moved = (hn::Set(d32, bits) << hn::LoadU(d32, kLeft + g)) >> hn::LoadU(d32, kRight + g);
+  return hn::And(hn::BitCast(DB(), moved), hn::Set(DB(), 0x10));
+}
+
 // IQ4_NL's codebook value of each nibble (a byte shuffle).
 HWY_INLINE VBS Codebook(VB nibbles) {
   return hn::TableLookupBytes(hn::LoadDup128(DBS(), kIQ4Values), hn::BitCast(DBS(), nibbles));
@@ -438,7 +459,7 @@ struct Int8Kernel {
   // c = kOffset * d (Q4_0, Q5_0; Q8_0 and IQ4_NL on VNNI), or the block's m.
   static constexpr float kOffset = T::kSigned ? kSignedOffset
                                    : std::is_same_v<Block, BlockQ4_0> ? -8.0f
-                                   : std::is_same_v<Block, BlockQ5_0> ? -16.0f
+                                   : T::template kIs<BlockQ5_0, BlockQ5_0L> ? -16.0f
                                                                       : 0.0f;
   static constexpr bool kHasOffset = T::kHasMin || kOffset != 0.0f;
 
@@ -460,7 +481,9 @@ struct Int8Kernel {
       VB nib[kBlockVectors];
       NibblePairs(b.qs, nib);
       for (size_t v = 0; v < kBlockVectors; ++v) {
-        if constexpr (T::kHighBit) {
+        if constexpr (T::kHighBitLanes) {
+          nib[v] = hn::Or(nib[v], HighBitLanes(b.qh, v));
+        } else if constexpr (T::kHighBit) {
           const auto bits = hn::LoadMaskBits(DB(), b.qh + v * kByteLanes / 8);
           nib[v] = hn::Or(nib[v], hn::IfThenElseZero(bits, hn::Set(DB(), 16)));
         }
@@ -568,16 +591,26 @@ struct Int8Kernel {
     w[0] = hn::And(q, hn::Set(DB(), 0xF));
     w[1] = hn::And(hn::BitCast(DB(), hn::ShiftRight<4>(hn::BitCast(dw, q))), hn::Set(DB(), 0xF));
     if constexpr (T::kHighBit) {
-      // Bit j of qh is weight j's. a's qh in every 32-bit lane of the low
-      // 128 bits and b's in the high (two broadcast loads, no trip through a
-      // general register); a byte shuffle gives each weight the qh byte that
-      // holds its bit (the low half: bytes 0, 1; the high half: 2, 3), and
-      // a test of that bit sets 16.
+      // a's qh in every 32-bit lane of the low 128 bits and b's in the high
+      // (two broadcast loads, no trip through a general register).
       uint32_t ha, hb;
       std::memcpy(&ha, a.qh, 4);
       std::memcpy(&hb, b.qh, 4);
       const VB both{_mm256_blend_epi32(_mm256_set1_epi32(static_cast<int>(ha)), _mm256_set1_epi32(static_cast<int>(hb)),
                                        0xF0)};
+      if constexpr (T::kHighBitLanes) {
+        // As HighBitLanes, both halves at once: 3 ops a vector where the
+        // bit test below takes 5 (docs/kernels.md, "Session 37").
+        const hn::Repartition<uint32_t, DB> d32;
+        alignas(32) static constexpr uint32_t kLeft[8] = {4, 3, 2, 1, 4, 3, 2, 1}, kRight[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+        const auto h = hn::BitCast(d32, both);
+        w[0] = hn::Or(w[0], hn::And(hn::BitCast(DB(), h << hn::Load(d32, kLeft)), hn::Set(DB(), 0x10)));
+        w[1] = hn::Or(w[1], hn::And(hn::BitCast(DB(), h >> hn::Load(d32, kRight)), hn::Set(DB(), 0x10)));
+        return;
+      }
+      // Bit j of qh is weight j's: a byte shuffle gives each weight the qh
+      // byte that holds its bit (the low half: bytes 0, 1; the high half:
+      // 2, 3), and a test of that bit sets 16.
       alignas(16) static constexpr uint8_t kSource[2][16] = {{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
                                                              {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3}};
       alignas(16) static constexpr uint8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};

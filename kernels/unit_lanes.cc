@@ -66,8 +66,27 @@ void permute(Block* blocks, int64_t n) {
   }
 }
 
+// Q5_0 / Q5_1: weight j's fifth bit from bit j of the u32 qh to bit
+// 8 (j % 4) + j / 4, or back.
+template <class Block, bool kToLanes>
+void transpose_high_bits(Block* blocks, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    uint32_t from, to = 0;
+    std::memcpy(&from, blocks[k].qh, 4);
+    for (int j = 0; j < 32; ++j) {
+      const int lanes = 8 * (j % 4) + j / 4;
+      to |= ((from >> (kToLanes ? j : lanes)) & 1u) << (kToLanes ? lanes : j);
+    }
+    std::memcpy(blocks[k].qh, &to, 4);
+  }
+}
+
 }  // namespace
 
+void to_unit_lanes(BlockQ5_0* blocks, int64_t n) { transpose_high_bits<BlockQ5_0, true>(blocks, n); }
+void to_unit_lanes(BlockQ5_1* blocks, int64_t n) { transpose_high_bits<BlockQ5_1, true>(blocks, n); }
+void from_unit_lanes(BlockQ5_0* blocks, int64_t n) { transpose_high_bits<BlockQ5_0, false>(blocks, n); }
+void from_unit_lanes(BlockQ5_1* blocks, int64_t n) { transpose_high_bits<BlockQ5_1, false>(blocks, n); }
 void to_unit_lanes(BlockQ4_K* blocks, int64_t n) { permute<BlockQ4_K, true>(blocks, n); }
 void to_unit_lanes(BlockQ5_K* blocks, int64_t n) { permute<BlockQ5_K, true>(blocks, n); }
 void from_unit_lanes(BlockQ4_K* blocks, int64_t n) { permute<BlockQ4_K, false>(blocks, n); }
@@ -80,6 +99,8 @@ DType stored_form(DType t) {
     case DType::Q4_K: return DType::Q4_K_L;
     case DType::Q5_K: return DType::Q5_K_L;
     case DType::Q6_K: return DType::Q6_K_L;
+    case DType::Q5_0: return DType::Q5_0_L;
+    case DType::Q5_1: return DType::Q5_1_L;
     default: return t;
   }
 }
@@ -89,6 +110,8 @@ DType plain_form(DType t) {
     case DType::Q4_K_L: return DType::Q4_K;
     case DType::Q5_K_L: return DType::Q5_K;
     case DType::Q6_K_L: return DType::Q6_K;
+    case DType::Q5_0_L: return DType::Q5_0;
+    case DType::Q5_1_L: return DType::Q5_1;
     default: return t;
   }
 }
@@ -97,6 +120,8 @@ void to_stored_form(DType t, uint8_t* blocks, int64_t n) {
   if (t == DType::Q4_K) to_unit_lanes(reinterpret_cast<BlockQ4_K*>(blocks), n);
   if (t == DType::Q5_K) to_unit_lanes(reinterpret_cast<BlockQ5_K*>(blocks), n);
   if (t == DType::Q6_K) to_unit_lanes(reinterpret_cast<BlockQ6_K*>(blocks), n);
+  if (t == DType::Q5_0) to_unit_lanes(reinterpret_cast<BlockQ5_0*>(blocks), n);
+  if (t == DType::Q5_1) to_unit_lanes(reinterpret_cast<BlockQ5_1*>(blocks), n);
 }
 
 void unit_lanes_activations(const int8_t* x, int8_t* out, int64_t n) {

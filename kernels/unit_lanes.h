@@ -20,6 +20,13 @@
 // unit j: its low four bits where Q4_K_L keeps its nibble (in ql), its top
 // two bits 2(i % 2) + 4h of qh[32(i / 2) + 4j + b]; scales[] holds the even
 // sub-blocks' scales, then the odd ones' (XSums::bsum16_8k's order).
+//
+// Q5_0_L / Q5_1_L (docs/kernels.md, "Session 37"): Q5_0's and Q5_1's blocks
+// with qh transposed, weight j's fifth bit at bit j / 4 of qh[j % 4]
+// (ggml: bit j % 8 of qh[j / 8]). With qh broadcast to every 32-bit lane,
+// the lane holding weights 4g .. 4g + 3 (or 16 + 4g ..) finds their bits
+// at one position g (4 + g) in each of its four bytes, so one shift per lane
+// brings all of them to bit 4.
 #pragma once
 #include <cstdint>
 
@@ -35,12 +42,16 @@ void from_unit_lanes(BlockQ4_K* blocks, int64_t n);
 void from_unit_lanes(BlockQ5_K* blocks, int64_t n);
 void to_unit_lanes(BlockQ6_K* blocks, int64_t n);
 void from_unit_lanes(BlockQ6_K* blocks, int64_t n);
+void to_unit_lanes(BlockQ5_0* blocks, int64_t n);
+void to_unit_lanes(BlockQ5_1* blocks, int64_t n);
+void from_unit_lanes(BlockQ5_0* blocks, int64_t n);
+void from_unit_lanes(BlockQ5_1* blocks, int64_t n);
 
 // The dtype the converter stores a GGUF tensor of dtype t as: Q4_K -> Q4_K_L,
-// Q5_K -> Q5_K_L, Q6_K -> Q6_K_L, every other as it is. Lossless, block by
-// block.
+// Q5_K -> Q5_K_L, Q6_K -> Q6_K_L, Q5_0 -> Q5_0_L, Q5_1 -> Q5_1_L, every
+// other as it is. Lossless, block by block.
 DType stored_form(DType t);
-// The inverse: Q4_K_L -> Q4_K, Q5_K_L -> Q5_K, Q6_K_L -> Q6_K, every other as it is.
+// The inverse: Q4_K_L -> Q4_K and so on, every other as it is.
 DType plain_form(DType t);
 // n blocks of dtype t into stored_form(t), in place.
 void to_stored_form(DType t, uint8_t* blocks, int64_t n);

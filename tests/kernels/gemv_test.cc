@@ -187,7 +187,8 @@ std::vector<int64_t> row_lengths(DType dt) {
 
 constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                              DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
-                             DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L};
+                             DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L,
+                             DType::Q5_0_L, DType::Q5_1_L};
 
 // Runs `body` once per available SIMD target, forced.
 template <class F>
@@ -252,7 +253,8 @@ TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on
 TEST_CASE("gemm and gemv of spiky activations keep their precision on every target", "[gemv][gemm]") {
   std::mt19937 rng(21);
   for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K,
-                   DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L}) {
+                   DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L, DType::Q5_0_L,
+                   DType::Q5_1_L}) {
     // A partial row group on every target; and rows of 34 and 35 blocks where
     // they are 32 weights: a partial last group of blocks, a pair or three
     // (gemv_int8-inl.h lays them out apart), which gets a spike too (every

@@ -77,9 +77,10 @@ int64_t first_bit_mismatch(const std::vector<float>& a, const std::vector<float>
 
 std::vector<int> half_fields(DType dt) {
   switch (dt) {
-    case DType::Q4_0: case DType::Q5_0: case DType::Q8_0: case DType::IQ4_NL: case DType::IQ4_XS: return {0};
+    case DType::Q4_0: case DType::Q5_0: case DType::Q8_0: case DType::IQ4_NL: case DType::IQ4_XS:
+    case DType::Q5_0_L: return {0};
     case DType::Q4_1: case DType::Q5_1: case DType::Q4_K: case DType::Q5_K: case DType::Q4_K_L:
-    case DType::Q5_K_L: return {0, 2};
+    case DType::Q5_K_L: case DType::Q5_1_L: return {0, 2};
     case DType::Q2_K: return {80, 82};
     case DType::Q3_K: return {108};
     case DType::Q6_K: case DType::Q6_K_L: return {208};
