@@ -77,3 +77,29 @@ TEST_CASE("unit lanes: activations go in the order of the weights' vectors", "[u
       }
   CHECK(wrong == 0);
 }
+
+TEST_CASE("Q5_0_L / Q5_1_L: every fifth bit lands at bit j / 4 of qh[j % 4], and comes back", "[unit_lanes]") {
+  auto check = [](auto block_tag) {
+    using Block = decltype(block_tag);
+    std::vector<Block> ggml(3);
+    std::mt19937 rng(11);
+    for (Block& b : ggml) {
+      auto* bytes = reinterpret_cast<uint8_t*>(&b);
+      for (size_t i = 0; i < sizeof(Block); ++i) bytes[i] = static_cast<uint8_t>(rng());
+    }
+    auto lanes = ggml;
+    ck::to_unit_lanes(lanes.data(), 3);
+    for (int k = 0; k < 3; ++k) {
+      // Everything but qh stays.
+      CHECK(std::memcmp(&lanes[k], &ggml[k], offsetof(Block, qh)) == 0);
+      CHECK(std::memcmp(lanes[k].qs, ggml[k].qs, sizeof ggml[k].qs) == 0);
+      int wrong = 0;
+      for (int j = 0; j < 32; ++j) wrong += ((lanes[k].qh[j % 4] >> (j / 4)) & 1) != ((ggml[k].qh[j / 8] >> (j % 8)) & 1);
+      CHECK(wrong == 0);
+    }
+    ck::from_unit_lanes(lanes.data(), 3);
+    CHECK(std::memcmp(lanes.data(), ggml.data(), sizeof(Block) * 3) == 0);
+  };
+  SECTION("Q5_0") { check(ck::BlockQ5_0{}); }
+  SECTION("Q5_1") { check(ck::BlockQ5_1{}); }
+}
