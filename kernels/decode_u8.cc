@@ -10,6 +10,7 @@
 
 #include "kernels/blocks.h"
 #include "kernels/fp16.h"
+#include "kernels/unit_lanes.h"
 
 namespace ck {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 // d(q - 16)) and Q5_1 (w = dq + m): value j is the low nibble of qs[j],
 // value j + 16 its high nibble; the 5-bit types add bit j of the
 // little-endian u32 qh as bit 4 of value j (kLanes: Q5_0_L / Q5_1_L, bit
-// 8 (j % 4) + j / 4, unit_lanes.h).
+// q5_lanes_bit(j)).
 template <class Block, bool kLanes = false>
 void decode_u8_legacy(const void* blocks, int64_t n, uint8_t* u, float* a, float* c) {
   constexpr bool kHasMin = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
@@ -41,7 +42,7 @@ void decode_u8_legacy(const void* blocks, int64_t n, uint8_t* u, float* a, float
       uint32_t qh;
       std::memcpy(&qh, b[k].qh, 4);
       for (int j = 0; j < kQK; ++j) {
-        const int bit = kLanes ? 8 * (j % 4) + j / 4 : j;
+        const int bit = kLanes ? q5_lanes_bit(j) : j;
         out[j] = static_cast<uint8_t>(out[j] | ((qh >> bit) & 1u) << 4);
       }
     }

@@ -404,10 +404,10 @@ HWY_INLINE void NibblePairs(const uint8_t* qs, VB* nib) {
 }
 
 // Bit 4 of each weight of vector v of a block in NibblePairs' layout, from
-// Q5_0_L's or Q5_1_L's transposed qh (unit_lanes.h): the four weights of
-// 32-bit lane g (0..7 over the block) have their bits at bit g (g < 4) or
-// g - 4 + 4 (g >= 4) of the lane's four bytes once qh is in every lane, so a
-// shift per lane moves them to bit 4. The carries between bytes land below
+// Q5_0_L's or Q5_1_L's transposed qh (unit_lanes.h): once qh is in every
+// 32-bit lane, the four weights of lane g (0..7 over the block) have their
+// bits at bit g of the lane's four bytes, so a shift per lane moves them to
+// bit 4. The carries between bytes land below
 // bit 4 (left shifts of at most 4) or above it (right shifts of at most 3).
 HWY_INLINE VB HighBitLanes(const uint8_t* qh, size_t v) {
   const hn::Repartition<uint32_t, DB> d32;
@@ -458,7 +458,7 @@ struct Int8Kernel {
   using W = std::conditional_t<T::kSigned, VBS, VB>;
   // c = kOffset * d (Q4_0, Q5_0; Q8_0 and IQ4_NL on VNNI), or the block's m.
   static constexpr float kOffset = T::kSigned ? kSignedOffset
-                                   : std::is_same_v<Block, BlockQ4_0> ? -8.0f
+                                   : T::template kIs<BlockQ4_0> ? -8.0f
                                    : T::template kIs<BlockQ5_0, BlockQ5_0L> ? -16.0f
                                                                       : 0.0f;
   static constexpr bool kHasOffset = T::kHasMin || kOffset != 0.0f;

@@ -67,14 +67,14 @@ void permute(Block* blocks, int64_t n) {
 }
 
 // Q5_0 / Q5_1: weight j's fifth bit from bit j of the u32 qh to bit
-// 8 (j % 4) + j / 4, or back.
+// q5_lanes_bit(j), or back.
 template <class Block, bool kToLanes>
 void transpose_high_bits(Block* blocks, int64_t n) {
   for (int64_t k = 0; k < n; ++k) {
     uint32_t from, to = 0;
     std::memcpy(&from, blocks[k].qh, 4);
     for (int j = 0; j < 32; ++j) {
-      const int lanes = 8 * (j % 4) + j / 4;
+      const int lanes = q5_lanes_bit(j);
       to |= ((from >> (kToLanes ? j : lanes)) & 1u) << (kToLanes ? lanes : j);
     }
     std::memcpy(blocks[k].qh, &to, 4);

@@ -47,6 +47,10 @@ void to_unit_lanes(BlockQ5_1* blocks, int64_t n);
 void from_unit_lanes(BlockQ5_0* blocks, int64_t n);
 void from_unit_lanes(BlockQ5_1* blocks, int64_t n);
 
+// The bit of Q5_0_L's / Q5_1_L's little-endian u32 qh that holds weight j's
+// fifth bit (ggml's: bit j).
+constexpr int q5_lanes_bit(int j) { return 8 * (j % 4) + j / 4; }
+
 // The dtype the converter stores a GGUF tensor of dtype t as: Q4_K -> Q4_K_L,
 // Q5_K -> Q5_K_L, Q6_K -> Q6_K_L, Q5_0 -> Q5_0_L, Q5_1 -> Q5_1_L, every
 // other as it is. Lossless, block by block.
