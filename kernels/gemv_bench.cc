@@ -166,6 +166,8 @@ void BM_gemm(benchmark::State& state, ck::DType dt) {
 void GemmShapes(benchmark::internal::Benchmark* b) {
   b->Args({2048, 2048, 64, 1})->Args({2048, 2048, 64, 2})->Args({5632, 2048, 64, 2})->Args({2048, 2048, 512, 1});
   b->Args({2048, 5632, 512, 1});
+  // SmolLM2's shapes: gate and up together, down.
+  b->Args({3072, 576, 512, 1})->Args({576, 1536, 512, 1});
   b->ArgNames({"rows", "cols", "n", "threads"})->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 BENCHMARK_CAPTURE(BM_gemm, Q4_K, ck::DType::Q4_K)->Apply(GemmShapes);
