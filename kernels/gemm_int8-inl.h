@@ -19,7 +19,7 @@
 // pmaddwd, as many as the dtype's largest u allows (BlockProducts). The
 // signed dtypes (Q8_0) keep their signed q there: AVX3 moves the sign onto
 // x, the 256-bit and narrower targets multiply int16 words by pmaddwd alone
-// (WordProducts).
+// (kWordProducts).
 
 #if defined(CK_KERNELS_GEMM_INT8_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CK_KERNELS_GEMM_INT8_INL_H_
@@ -45,7 +45,7 @@ namespace ck::qgemm {
 // n tokens of activations quantized to int8 per 32 values.
 struct Int8Activations {
   const int8_t* q;       // n x cols
-  const int16_t* q16;    // the same values as int16 (for WordProducts), or null
+  const int16_t* q16;    // the same values as int16 (where words multiply), or null
   const float* scale;    // n x cols/32
   const float* sum16;    // n x cols/16: sums of the rounded x (q * scale)
   const float* sum32;    // n x cols/32
@@ -67,7 +67,7 @@ struct Int8Residual {
 };
 // How a dtype's tile is laid out on a target: bytes per weight (2 where it
 // multiplies int16 words) and the groups of R rows that one pass of the
-// kernel takes (2 for the words, WordPairTokens), so that a tile of a
+// kernel takes (2 where two share a pass, kPairedGroups), so that a tile of a
 // multiple of them has no group left over for the slower single pass.
 struct TileFormat {
   int weight_bytes;
@@ -112,7 +112,7 @@ constexpr bool kPairSums = true;
 // pmaddwd share the same two pipes (measured: each alone and any two
 // interleaved issue two a cycle, vpaddd four), so the sign form takes 1.5
 // cycles per 32 products there and the words 1.0; the words' broadcasts of
-// x are loads, which two groups share (WordPairTokens). AVX3 keeps the
+// x are loads, which two groups share (kPairedGroups). AVX3 keeps the
 // sign form (unmeasured on its CPUs); AVX3_DL has vpdpbusd.
 constexpr bool kWordProducts = kPairSums && HWY_TARGET > HWY_AVX3;
 
@@ -124,11 +124,6 @@ size_t GroupRows() { return hn::Lanes(D32()); }
 bool KeepsSignedQ(const DTypeTraits& tr) { return tr.u8_signed && kPairSums; }
 
 bool MultipliesWords(const DTypeTraits& tr) { return kWordProducts && KeepsSignedQ(tr); }
-
-TileFormat TileFormatOf(DType dt) {
-  const bool words = MultipliesWords(traits(dt));
-  return {words ? 2 : 1, words ? 2 : 1};
-}
 
 // k where this target's byte form has c = k * a for every block (the
 // dtype's u8_offset, or 0 where it keeps the signed q); NaN where c is free.
@@ -181,15 +176,14 @@ using D16 = hn::Repartition<int16_t, D32>;
 using V16 = hn::Vec<D16>;
 
 // The int16 pair sums w[4r] x4[0] + w[4r+1] x4[1], w[4r+2] x4[2] +
-// w[4r+3] x4[3] (pmaddubsw): w unsigned bytes, or signed (kSignedW, AVX3
-// only: Q8_0, whose q + 128 would saturate) with the sign moved onto x.
+// w[4r+3] x4[3] (pmaddubsw) of the bytes w and x4 in every lane of x: w
+// unsigned, or signed (kSignedW, AVX3 only: Q8_0, whose q + 128 would
+// saturate) with the sign moved onto x.
 template <bool kSignedW>
-HWY_INLINE V16 PairSums(const uint8_t* w, const int8_t* x4) {
+HWY_INLINE V16 PairSums(hn::Vec<DU8> w, V32 x) {
   static_assert(!kSignedW || !kWordProducts, "the signed weights multiply words here");
-  int32_t x32;
-  std::memcpy(&x32, x4, 4);
-  auto xv = hn::Set(D32(), x32).raw;
-  auto wv = hn::LoadU(DU8(), w).raw;
+  auto xv = x.raw;
+  auto wv = w.raw;
 #if HWY_TARGET <= HWY_AVX3
   if constexpr (kSignedW) {
     // |w| * (x with the sign of w) == w * x; AVX-512 has no vpsignb.
@@ -219,23 +213,6 @@ HWY_INLINE V32 MulPairs(V16 a, V16 b) {
 // acc + the int32 sums of adjacent int16 pairs (pmaddwd by ones).
 HWY_INLINE V32 AddWidened(V32 acc, V16 pairs) { return hn::Add(acc, MulPairs(pairs, hn::Set(D16(), 1))); }
 
-// isum[t] += the products of kB columns of int16 words w (for each column
-// pair, R lanes of two words) with token t's int16 activations at x[t]:
-// one pmaddwd per column pair and token, the pair of x broadcast.
-template <int kT, int kB>
-HWY_INLINE void WordProducts(const int16_t* w, const int16_t* const* x, V32* isum) {
-  const size_t R = hn::Lanes(D32());
-  HWY_UNROLL(16)
-  for (int j = 0; j < kB / 2; ++j) {
-    const V16 wv = hn::LoadU(D16(), w + static_cast<size_t>(j) * 2 * R);
-    for (int t = 0; t < kT; ++t) {
-      int32_t x32;
-      std::memcpy(&x32, x[t] + 2 * j, 4);
-      isum[t] = hn::Add(isum[t], MulPairs(wv, hn::BitCast(D16(), hn::Set(D32(), x32))));
-      KeepInRegister(isum[t]);
-    }
-  }
-}
 #endif
 
 // The element types of the tile's weights and of the activations: int16
@@ -254,40 +231,77 @@ const Value<kSignedW>* Values(const Int8Activations& x) {
   }
 }
 
-// isum[t] += the products of the kB weights at u (kB / 4 quads of R x 4
-// bytes, or kB / 2 pairs of R x 2 words) with token t's kB activations at
-// x[t]. With pair sums, kDepth quads add up in int16 before one widening:
-// the dtype's largest u bounds each pair sum by 2 * 127 * u_max (Depth), so
-// kDepth of them cannot overflow, which saves a pmaddwd and an add per quad.
-template <int kT, int kB, bool kSignedW, int kDepth>
-HWY_INLINE void BlockProducts(const TileWeight<kSignedW>* u, const Value<kSignedW>* const* x, V32* isum) {
+// The four bytes at p (a quad of int8 or a pair of int16) in every lane.
+HWY_INLINE V32 BroadcastQuad(const void* p) {
+  int32_t x32;
+  std::memcpy(&x32, p, 4);
+  return hn::Set(D32(), x32);
+}
+
+// isum[g * kT + t] += the products of group g's kB weights at u + g *
+// group_stride (kB / 4 quads of R x 4 bytes, or kB / 2 pairs of R x 2
+// words) with token t's kB activations at x[t]; each broadcast of x feeds
+// every group. Words: one pmaddwd per column pair, group and token. With
+// pair sums, kDepth quads add up in int16 before one widening: the dtype's
+// largest u bounds each pair sum by 2 * 127 * u_max (Depth), so kDepth of
+// them cannot overflow, which saves a pmaddwd and an add per quad.
+template <int kG, int kT, int kB, bool kSignedW, int kDepth>
+HWY_INLINE void BlockProducts(const TileWeight<kSignedW>* u, size_t group_stride, const Value<kSignedW>* const* x,
+                              V32* isum) {
   const size_t R = hn::Lanes(D32());
+  // A base pointer per group: with u + g * group_stride + j * 2R in every
+  // load GCC kept one register per (group, j) offset and spilled them.
+  const TileWeight<kSignedW>* ug[kG];
+  for (int g = 0; g < kG; ++g) ug[g] = u + g * group_stride;
 #if !CK_HWY_PORTABLE_TARGET && HWY_TARGET != HWY_AVX3_DL
   if constexpr (kSignedW && kWordProducts) {
-    WordProducts<kT, kB>(u, x, isum);
+    // Fully unrolled: as a loop GCC added three register copies and the
+    // loop's own three instructions to the 17 of an iteration (two groups,
+    // three tokens), and the front end, not the two pmaddwd pipes, set the
+    // pace (Zen 3, 1.1B Q8_0 pp512 1 thread 39 -> 51-57 t/s, docs/kernels.md).
+    HWY_UNROLL(16)
+    for (int j = 0; j < kB / 2; ++j) {
+      V16 wv[kG];
+      for (int g = 0; g < kG; ++g) wv[g] = hn::LoadU(D16(), ug[g] + static_cast<size_t>(j) * 2 * R);
+      for (int t = 0; t < kT; ++t) {
+        const V16 xv = hn::BitCast(D16(), BroadcastQuad(x[t] + 2 * j));
+        for (int g = 0; g < kG; ++g) {
+          isum[g * kT + t] = hn::Add(isum[g * kT + t], MulPairs(wv[g], xv));
+          KeepInRegister(isum[g * kT + t]);
+        }
+      }
+    }
   } else {
     static_assert((kB / 4) % kDepth == 0, "whole runs of quads");
     for (int j0 = 0; j0 < kB / 4; j0 += kDepth) {
-      V16 pairs[kT];
+      V16 pairs[kG * kT];
+      HWY_UNROLL(8)
       for (int j = j0; j < j0 + kDepth; ++j) {
-        const uint8_t* w = u + static_cast<size_t>(j) * 4 * R;
+        hn::Vec<DU8> wv[kG];
+        for (int g = 0; g < kG; ++g) wv[g] = hn::LoadU(DU8(), ug[g] + static_cast<size_t>(j) * 4 * R);
         for (int t = 0; t < kT; ++t) {
-          const V16 p = PairSums<kSignedW>(w, x[t] + 4 * j);
-          pairs[t] = j == j0 ? p : hn::Add(pairs[t], p);
-          if constexpr (kDepth > 1) KeepInRegister(pairs[t]);
+          const V32 xv = BroadcastQuad(x[t] + 4 * j);
+          for (int g = 0; g < kG; ++g) {
+            const V16 p = PairSums<kSignedW>(wv[g], xv);
+            V16& sum = pairs[g * kT + t];
+            sum = j == j0 ? p : hn::Add(sum, p);
+            if constexpr (kDepth > 1) KeepInRegister(sum);
+          }
         }
       }
-      for (int t = 0; t < kT; ++t) {
-        isum[t] = AddWidened(isum[t], pairs[t]);
-        KeepInRegister(isum[t]);
+      for (int i = 0; i < kG * kT; ++i) {
+        isum[i] = AddWidened(isum[i], pairs[i]);
+        KeepInRegister(isum[i]);
       }
     }
   }
 #else
   static_assert(!kSignedW, "the targets without pair sums multiply unsigned weights");
   for (int j = 0; j < kB / 4; ++j) {
-    const uint8_t* w = u + static_cast<size_t>(j) * 4 * R;
-    for (int t = 0; t < kT; ++t) isum[t] = DotQuad(isum[t], w, x[t] + 4 * j);
+    for (int g = 0; g < kG; ++g) {
+      const uint8_t* w = ug[g] + static_cast<size_t>(j) * 4 * R;
+      for (int t = 0; t < kT; ++t) isum[g * kT + t] = DotQuad(isum[g * kT + t], w, x[t] + 4 * j);
+    }
   }
 #endif
 }
@@ -315,43 +329,53 @@ HWY_INLINE VF AddBlock(VF acc, VF va, V32 isum, VF xs, const float* sum, const f
   return hn::MulAdd(hn::LoadU(df, c), vsum, hn::MulAdd(va, hn::Mul(products, xs), acc));
 }
 
-// Y[t * y_stride + r] for the R rows of one group and kT tokens, over all
-// blocks of kB weights. u, a, c: the group's interleaved bytes and its
-// per-block (a, c) of R lanes each. `valid` rows are stored (the last group
-// of a matrix may be partial).
-template <int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
+// Y[t * y_stride + g * R + r] for the R rows of kG consecutive groups and
+// kT tokens, over all blocks of kB weights. u, a, c: the first group's
+// interleaved weights and its per-block (a, c) of R lanes each, the next
+// group's right after them. `valid` rows of the last group are stored (the
+// last group of a matrix may be partial).
+template <int kG, int kT, int kB, bool kSignedW, int kDepth, bool kFixedC>
 HWY_NOINLINE void GroupTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, int64_t cols,
-                              const Value<kSignedW>* xq,
-                              const float* xscale, const float* xsum, float* y, int64_t y_stride, size_t valid) {
+                              const Value<kSignedW>* xq, const float* xscale, const float* xsum, float* y,
+                              int64_t y_stride, size_t valid) {
   const DF df;
   const size_t R = hn::Lanes(D32());
   const int64_t nblocks = cols / kB;
-  VF acc[kT];
-  for (int t = 0; t < kT; ++t) {
-    acc[t] = hn::Zero(df);
-    KeepInRegister(acc[t]);  // not `rep stosq` to the stack (WordPairTokens)
+  const size_t group_weights = static_cast<size_t>(cols) * R, group_blocks = static_cast<size_t>(nblocks) * R;
+  VF acc[kG * kT];
+  for (int i = 0; i < kG * kT; ++i) {
+    // Pinned: GCC otherwise zeroes the array on the stack with `rep stosq`
+    // and loads it back, a failed store forwarding at every call that took
+    // a fifth of the time of two groups of words (Q8_0 3072 x 576, n = 512).
+    acc[i] = hn::Zero(df);
+    KeepInRegister(acc[i]);
   }
   for (int64_t b = 0; b < nblocks; ++b) {
-    V32 isum[kT];
+    V32 isum[kG * kT];
+    for (int i = 0; i < kG * kT; ++i) isum[i] = hn::Zero(D32());
     const Value<kSignedW>* xb[kT];
-    for (int t = 0; t < kT; ++t) {
-      isum[t] = hn::Zero(D32());
-      xb[t] = xq + t * cols + b * kB;
-    }
-    BlockProducts<kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, xb, isum);
-    const VF va = hn::LoadU(df, a + b * R);
+    for (int t = 0; t < kT; ++t) xb[t] = xq + t * cols + b * kB;
+    BlockProducts<kG, kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, group_weights, xb, isum);
+    VF va[kG];
+    for (int g = 0; g < kG; ++g) va[g] = hn::LoadU(df, a + g * group_blocks + b * R);
     for (int t = 0; t < kT; ++t) {
       const VF xs = hn::Set(df, xscale[t * (cols / 32) + b * kB / 32]);
-      acc[t] = AddBlock<kSignedW, kFixedC>(acc[t], va, isum[t], xs, xsum + t * nblocks + b, c + b * R);
+      for (int g = 0; g < kG; ++g) {
+        acc[g * kT + t] = AddBlock<kSignedW, kFixedC>(acc[g * kT + t], va[g], isum[g * kT + t], xs,
+                                                      xsum + t * nblocks + b, c + g * group_blocks + b * R);
+      }
     }
   }
-  for (int t = 0; t < kT; ++t) {
-    if (valid == R) {
-      hn::StoreU(acc[t], df, y + t * y_stride);
-    } else {
-      HWY_ALIGN float tmp[hn::MaxLanes(DF())];
-      hn::Store(acc[t], df, tmp);
-      std::memcpy(y + t * y_stride, tmp, valid * sizeof(float));
+  for (int g = 0; g < kG; ++g) {
+    for (int t = 0; t < kT; ++t) {
+      float* yt = y + t * y_stride + g * R;
+      if (g + 1 < kG || valid == R) {
+        hn::StoreU(acc[g * kT + t], df, yt);
+      } else {
+        HWY_ALIGN float tmp[hn::MaxLanes(DF())];
+        hn::Store(acc[g * kT + t], df, tmp);
+        std::memcpy(yt, tmp, valid * sizeof(float));
+      }
     }
   }
 }
@@ -363,26 +387,37 @@ constexpr int kTokens = 8;
 #else
 constexpr int kTokens = 4;
 #endif
-// Tokens per pass of two groups of words (WordPairTokens): 12 int32 and
-// float sums, the two weight vectors and a broadcast.
-constexpr int kWordTokens = 3;
 
-// All n tokens against one group, kTokens at a time; the remainder by the
+// Whether a pass takes two groups at once (kG = 2): each broadcast of x
+// then feeds two multiplies, so that fewer loads and register copies come
+// with each. Where the 16 registers hold both groups' sums: the words, and
+// the bytes whose block adds up in int16 in one run (no int32 sums kept
+// across runs). (Zen 3: with one group of words the broadcasts bound the
+// loop, one per pmaddwd; bytes of 576-column rows, standalone loop, 26 -> 30
+// products a cycle.)
+template <int kB, bool kSignedW, int kDepth>
+constexpr bool kPairedGroups =
+    kPairSums && HWY_TARGET > HWY_AVX3 && (kSignedW ? kWordProducts : kDepth * 4 == kB);
+// Tokens per pass of two groups: 12 int32 (or int16) and float sums, the
+// two weight vectors and a broadcast.
+constexpr int kPairTokens = 3;
+
+// All n tokens against kG groups, kT at a time; the remainder by the
 // instantiation of its size.
-template <int kB, bool kSignedW, int kDepth, int kT = kTokens>
+template <int kG, int kB, bool kSignedW, int kDepth, int kT = kG == 2 ? kPairTokens : kTokens>
 void GroupAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Activations& x,
                     int64_t t0, int64_t n, float* y, int64_t rows, size_t valid) {
   const int64_t cols = x.cols;
   const float* sums = x.koff != nullptr ? x.koff : kB == 16 ? x.sum16 : x.sum32;
   int64_t t = t0;
   for (; t + kT <= n; t += kT) {
-    const auto run = x.koff != nullptr ? GroupTokens<kT, kB, kSignedW, kDepth, true>
-                                       : GroupTokens<kT, kB, kSignedW, kDepth, false>;
+    const auto run = x.koff != nullptr ? GroupTokens<kG, kT, kB, kSignedW, kDepth, true>
+                                       : GroupTokens<kG, kT, kB, kSignedW, kDepth, false>;
     run(u, a, c, cols, Values<kSignedW>(x) + t * cols, x.scale + t * (cols / 32), sums + t * (cols / kB),
         y + t * rows, rows, valid);
   }
   if constexpr (kT > 1) {
-    if (t < n) GroupAllTokens<kB, kSignedW, kDepth, kT - 1>(u, a, c, x, t, n, y, rows, valid);
+    if (t < n) GroupAllTokens<kG, kB, kSignedW, kDepth, kT - 1>(u, a, c, x, t, n, y, rows, valid);
   }
 }
 
@@ -405,7 +440,7 @@ HWY_INLINE void ResidualTokens(const TileWeight<kSignedW>* u, const float* a, co
       isum[t] = hn::Zero(D32());
       xb[t] = Values<kSignedW>(res.x) + toks[t] * cols + b * kB;
     }
-    BlockProducts<kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, xb, isum);
+    BlockProducts<1, kT, kB, kSignedW, kDepth>(u + static_cast<size_t>(b * kB) * R, 0, xb, isum);
     const VF va = hn::LoadU(df, a + b * R);
     for (int t = 0; t < kT; ++t) {
       float* yt = y + toks[t] * rows;
@@ -453,95 +488,40 @@ void ResidualPass(const TileWeight<kSignedW>* u, const float* a, const float* c,
   }
 }
 
-// Both passes for one group: every token, then the spiky (block, token)
-// pairs of the residual rows.
-template <int kB, bool kSignedW, int kDepth>
+// Both passes for kG groups: every token, then the spiky (block, token)
+// pairs of the residual rows, group by group.
+template <int kG, int kB, bool kSignedW, int kDepth>
 void GroupBothPasses(const uint8_t* tile, const float* a, const float* c, const Int8Activations& x, int64_t n,
                      float* y, int64_t rows, size_t valid, const Int8Residual* res) {
   const auto* u = reinterpret_cast<const TileWeight<kSignedW>*>(tile);
-  GroupAllTokens<kB, kSignedW, kDepth>(u, a, c, x, 0, n, y, rows, valid);
-  if (res != nullptr) ResidualPass<kB, kSignedW, kDepth>(u, a, c, x.cols, y, rows, valid, *res);
-}
-
-#if !CK_HWY_PORTABLE_TARGET && HWY_TARGET > HWY_AVX3  // kWordProducts
-// Words, two groups at once (2R rows: the first full, the second with
-// `valid1` rows) and kT tokens: each broadcast pair of x feeds both groups'
-// pmaddwd. With one group the broadcasts (loads) bound the loop on Zen 3,
-// one per pmaddwd; here half a broadcast per pmaddwd.
-template <int kT>
-HWY_NOINLINE void WordPairTokens(const int16_t* u, const float* a, int64_t cols, const int16_t* xq,
-                                 const float* xscale, float* y, int64_t y_stride, size_t valid1) {
-  const DF df;
-  const size_t R = hn::Lanes(D32());
-  const int64_t nblocks = cols / 32;
-  const int16_t* u1 = u + static_cast<size_t>(cols) * R;
-  const float* a1 = a + static_cast<size_t>(nblocks) * R;
-  VF acc0[kT], acc1[kT];
-  for (int t = 0; t < kT; ++t) {
-    // Pinned: GCC otherwise zeroes both arrays on the stack with `rep
-    // stosq` and loads them back, a failed store forwarding at every call
-    // that took a fifth of this function's samples (Q8_0 3072 x 576, n = 512).
-    acc0[t] = acc1[t] = hn::Zero(df);
-    KeepInRegister(acc0[t]);
-    KeepInRegister(acc1[t]);
-  }
-  for (int64_t b = 0; b < nblocks; ++b) {
-    V32 isum0[kT], isum1[kT];
-    for (int t = 0; t < kT; ++t) isum0[t] = isum1[t] = hn::Zero(D32());
-    const int16_t* w0 = u + static_cast<size_t>(b) * 32 * R;
-    const int16_t* w1 = u1 + static_cast<size_t>(b) * 32 * R;
-    // Fully unrolled: as a loop GCC added three register copies
-    // and the loop's own three instructions to the 17 of an iteration, and
-    // the front end, not the two pmaddwd pipes, set the pace (Zen 3, 1.1B
-    // Q8_0 pp512 1 thread 39 -> 51-57 t/s, docs/kernels.md).
-    HWY_UNROLL(16)
-    for (int j = 0; j < 16; ++j) {
-      const V16 wv0 = hn::LoadU(D16(), w0 + static_cast<size_t>(j) * 2 * R);
-      const V16 wv1 = hn::LoadU(D16(), w1 + static_cast<size_t>(j) * 2 * R);
-      for (int t = 0; t < kT; ++t) {
-        int32_t x32;
-        std::memcpy(&x32, xq + t * cols + b * 32 + 2 * j, 4);
-        const V16 xv = hn::BitCast(D16(), hn::Set(D32(), x32));
-        isum0[t] = hn::Add(isum0[t], MulPairs(wv0, xv));
-        isum1[t] = hn::Add(isum1[t], MulPairs(wv1, xv));
-        KeepInRegister(isum0[t]);
-        KeepInRegister(isum1[t]);
-      }
-    }
-    const VF va0 = hn::LoadU(df, a + b * R), va1 = hn::LoadU(df, a1 + b * R);
-    for (int t = 0; t < kT; ++t) {
-      const VF xs = hn::Set(df, xscale[t * nblocks + b]);
-      acc0[t] = hn::MulAdd(va0, hn::Mul(hn::ConvertTo(df, isum0[t]), xs), acc0[t]);
-      acc1[t] = hn::MulAdd(va1, hn::Mul(hn::ConvertTo(df, isum1[t]), xs), acc1[t]);
-    }
-  }
-  for (int t = 0; t < kT; ++t) {
-    hn::StoreU(acc0[t], df, y + t * y_stride);
-    if (valid1 == R) {
-      hn::StoreU(acc1[t], df, y + t * y_stride + R);
-    } else {
-      HWY_ALIGN float tmp[hn::MaxLanes(DF())];
-      hn::Store(acc1[t], df, tmp);
-      std::memcpy(y + t * y_stride + R, tmp, valid1 * sizeof(float));
-    }
-  }
-}
-
-// Both passes for two groups of words (WordPairTokens), the tokens
-// kWordTokens at a time and the remainder by the instantiation of its size.
-template <int kT = kWordTokens>
-void WordPairAllTokens(const int16_t* u, const float* a, const Int8Activations& x, int64_t t0, int64_t n, float* y,
-                       int64_t rows, size_t valid1) {
+  GroupAllTokens<kG, kB, kSignedW, kDepth>(u, a, c, x, 0, n, y, rows, valid);
+  if (res == nullptr) return;
+  const size_t R = GroupRows();
   const int64_t cols = x.cols;
-  int64_t t = t0;
-  for (; t + kT <= n; t += kT) {
-    WordPairTokens<kT>(u, a, cols, x.q16 + t * cols, x.scale + t * (cols / 32), y + t * rows, rows, valid1);
-  }
-  if constexpr (kT > 1) {
-    if (t < n) WordPairAllTokens<kT - 1>(u, a, x, t, n, y, rows, valid1);
+  const size_t group_weights = static_cast<size_t>(cols) * R, group_blocks = static_cast<size_t>(cols / kB) * R;
+  for (int g = 0; g < kG; ++g) {
+    ResidualPass<kB, kSignedW, kDepth>(u + g * group_weights, a + g * group_blocks, c + g * group_blocks, cols,
+                                       y + g * R, rows, g + 1 < kG ? R : valid, *res);
   }
 }
-#endif
+
+// Both passes for the groups of rows [g0, r1), one or two at a time
+// (kPairedGroups): returns the rows done.
+template <int kB, bool kSignedW, int kDepth>
+int64_t GroupsBothPasses(const uint8_t* tile, const float* a, const float* c, const Int8Activations& x, int64_t n,
+                         float* y, int64_t rows, int64_t g0, int64_t r1, const Int8Residual* res) {
+  const int64_t R = static_cast<int64_t>(GroupRows());
+  if constexpr (kPairedGroups<kB, kSignedW, kDepth>) {
+    if (g0 + R < r1) {
+      const size_t valid = static_cast<size_t>(std::min(R, r1 - g0 - R));
+      GroupBothPasses<2, kB, kSignedW, kDepth>(tile, a, c, x, n, y + g0, rows, valid, res);
+      return 2 * R;
+    }
+  }
+  const size_t valid = static_cast<size_t>(std::min(R, r1 - g0));
+  GroupBothPasses<1, kB, kSignedW, kDepth>(tile, a, c, x, n, y + g0, rows, valid, res);
+  return R;
+}
 
 // Interleaves a group's R decoded rows (rows_u: R x cols, u = q + 128) as
 // int16 words: for each column pair, R lanes of (q[2p], q[2p + 1]).
@@ -637,54 +617,47 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
   }
 }
 
+// Calls f.template operator()<kB, kSignedW, kDepth>() with the one kernel
+// instantiation per (block size, signedness, int16 depth) that serves tr.
+template <class F>
+auto WithKernel(const DTypeTraits& tr, F&& f) {
+  constexpr int k2 = kPairSums ? 2 : 1, k4 = kPairSums ? 4 : 1, k8 = kPairSums ? 8 : 1;
+  const int depth = kPairSums ? Depth(tr.u8_block, tr.u8_max, KeepsSignedQ(tr)) : 1;
+  if (tr.u8_block == 16) return depth >= 2 ? f.template operator()<16, false, k2>() : f.template operator()<16, false, 1>();
+  if constexpr (kPairSums) {
+    if (KeepsSignedQ(tr)) return f.template operator()<32, true, 1>();
+  }
+  if (depth >= 8) return f.template operator()<32, false, k8>();
+  if (depth >= 4) return f.template operator()<32, false, k4>();
+  return f.template operator()<32, false, 1>();
+}
+
+TileFormat TileFormatOf(DType dt) {
+  const DTypeTraits& tr = traits(dt);
+  const int groups_per_pass = WithKernel(tr, []<int kB, bool kSignedW, int kDepth>() {
+    return kPairedGroups<kB, kSignedW, kDepth> ? 2 : 1;
+  });
+  return {MultipliesWords(tr) ? 2 : 1, groups_per_pass};
+}
+
 // For rows [r0, r1) of W, decoded once: Y[t * rows + r] for the n tokens
 // of x, and the residual products (res may be null).
 void GemmInt8Rows(DType dt, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, const Int8Activations& x,
                   int64_t n, float* Y, int64_t rows, const Int8Residual* res, const Int8Scratch& s) {
   const DTypeTraits& tr = traits(dt);
-  const bool signed_q = KeepsSignedQ(tr);
   const int64_t cols = x.cols;
-  BuildTile(tr, W, row_bytes, r0, r1, cols, signed_q, s);
-  const size_t R = GroupRows();
+  BuildTile(tr, W, row_bytes, r0, r1, cols, KeepsSignedQ(tr), s);
+  const int64_t R = static_cast<int64_t>(GroupRows());
   const int64_t nblocks = cols / tr.u8_block;
-  for (int64_t g0 = r0; g0 < r1; g0 += static_cast<int64_t>(R)) {
-    const int64_t g = (g0 - r0) / static_cast<int64_t>(R);
-    const uint8_t* u = s.tile_u + static_cast<size_t>(g * cols) * R * (MultipliesWords(tr) ? 2 : 1);
-    const float* a = s.tile_a + static_cast<size_t>(g * nblocks) * R;
-    const float* c = s.tile_c + static_cast<size_t>(g * nblocks) * R;
-    const size_t valid = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g0));
-    // One instantiation per (block size, signedness, int16 depth) in use.
-    const int depth = kPairSums ? Depth(tr.u8_block, tr.u8_max, signed_q) : 1;
-    if (tr.u8_block == 16) {
-      if (depth >= 2) {
-        GroupBothPasses<16, false, kPairSums ? 2 : 1>(u, a, c, x, n, Y + g0, rows, valid, res);
-      } else {
-        GroupBothPasses<16, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res);
-      }
-    } else if (signed_q) {
-#if !CK_HWY_PORTABLE_TARGET && HWY_TARGET > HWY_AVX3  // kWordProducts
-      const int64_t g1 = g0 + static_cast<int64_t>(R);  // a second group follows: both at once
-      if (g1 < r1) {
-        const auto* w = reinterpret_cast<const int16_t*>(u);
-        const size_t valid1 = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(R), r1 - g1));
-        WordPairAllTokens(w, a, x, 0, n, Y + g0, rows, valid1);
-        if (res != nullptr) {
-          ResidualPass<32, true, 1>(w, a, c, cols, Y + g0, rows, R, *res);
-          ResidualPass<32, true, 1>(w + static_cast<size_t>(cols) * R, a + static_cast<size_t>(nblocks) * R,
-                                    c + static_cast<size_t>(nblocks) * R, cols, Y + g1, rows, valid1, *res);
-        }
-        g0 = g1;
-        continue;
-      }
-#endif
-      if constexpr (kPairSums) GroupBothPasses<32, true, 1>(u, a, c, x, n, Y + g0, rows, valid, res);
-    } else if (depth >= 8) {
-      GroupBothPasses<32, false, kPairSums ? 8 : 1>(u, a, c, x, n, Y + g0, rows, valid, res);
-    } else if (depth >= 4) {
-      GroupBothPasses<32, false, kPairSums ? 4 : 1>(u, a, c, x, n, Y + g0, rows, valid, res);
-    } else {
-      GroupBothPasses<32, false, 1>(u, a, c, x, n, Y + g0, rows, valid, res);
-    }
+  const int weight_bytes = MultipliesWords(tr) ? 2 : 1;
+  for (int64_t g0 = r0; g0 < r1;) {
+    const int64_t g = (g0 - r0) / R;
+    const uint8_t* u = s.tile_u + static_cast<size_t>(g * cols * R * weight_bytes);
+    const float* a = s.tile_a + static_cast<size_t>(g * nblocks * R);
+    const float* c = s.tile_c + static_cast<size_t>(g * nblocks * R);
+    g0 += WithKernel(tr, [&]<int kB, bool kSignedW, int kDepth>() {
+      return GroupsBothPasses<kB, kSignedW, kDepth>(u, a, c, x, n, Y, rows, g0, r1, res);
+    });
   }
 }
 
