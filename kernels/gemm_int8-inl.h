@@ -390,21 +390,25 @@ constexpr int kTokens = 4;
 
 // Whether a pass takes two groups at once (kG = 2): each broadcast of x
 // then feeds two multiplies, so that fewer loads and register copies come
-// with each. Where the 16 registers hold both groups' sums: the words, and
-// the bytes whose block adds up in int16 in one run (no int32 sums kept
-// across runs). (Zen 3: with one group of words the broadcasts bound the
+// with each. Where the 16 registers hold both groups' sums: the words, the
+// bytes whose block adds up in int16 in one run (no int32 sums kept across
+// runs) and, with fewer tokens, Q6_K's 16-blocks. (Zen 3: with one group of words the broadcasts bound the
 // loop, one per pmaddwd; bytes of 576-column rows, standalone loop, 26 -> 30
 // products a cycle.)
 template <int kB, bool kSignedW, int kDepth>
 constexpr bool kPairedGroups =
-    kPairSums && HWY_TARGET > HWY_AVX3 && (kSignedW ? kWordProducts : kDepth * 4 == kB);
+    kPairSums && HWY_TARGET > HWY_AVX3 && (kSignedW ? kWordProducts : kDepth * 4 == kB || (kB == 16 && kDepth > 1));
 // Tokens per pass of two groups: 12 int32 (or int16) and float sums, the
-// two weight vectors and a broadcast.
-constexpr int kPairTokens = 3;
+// two weight vectors and a broadcast; where a block sums in int16 in more
+// than one run (Q6_K's 16-blocks in two), 2: 8 int32 sums kept across the
+// runs. (Q5_0's 32-blocks in two runs gained nothing from two groups x two
+// tokens: BM_gemm 0.90-0.99, Q6_K_L 1.06-1.12, max of alternated runs.)
+template <int kB, bool kSignedW, int kDepth>
+constexpr int kPairTokens = !kSignedW && kDepth * 4 < kB ? 2 : 3;
 
 // All n tokens against kG groups, kT at a time; the remainder by the
 // instantiation of its size.
-template <int kG, int kB, bool kSignedW, int kDepth, int kT = kG == 2 ? kPairTokens : kTokens>
+template <int kG, int kB, bool kSignedW, int kDepth, int kT = kG == 2 ? kPairTokens<kB, kSignedW, kDepth> : kTokens>
 void GroupAllTokens(const TileWeight<kSignedW>* u, const float* a, const float* c, const Int8Activations& x,
                     int64_t t0, int64_t n, float* y, int64_t rows, size_t valid) {
   const int64_t cols = x.cols;
