@@ -264,6 +264,38 @@ void AttendTokens(const float* q, int64_t q_token_stride, int heads, int tokens,
   }
 }
 
+// store_kv (attention.h). The halves by F16C's vcvtps2ph (nearest even, as
+// fp32_to_fp16) on AVX2 and AVX-512: one token's keys and values of a
+// layer (SmolLM2: 384 of each) took ~2 us one by one, 2.6 % of a prefill
+// token. Highway's conversion below AVX2 truncates, so the narrower targets
+// keep the exact scalar one.
+void StoreKv(const float* x, int64_t n, void* out, bool f16, int64_t stride) {
+  if (!f16) {
+    float* o = static_cast<float*>(out);
+    for (int64_t i = 0; i < n; ++i) o[i * stride] = x[i];
+    return;
+  }
+  uint16_t* o = static_cast<uint16_t*>(out);
+  int64_t i = 0;
+#if HWY_TARGET <= HWY_AVX2
+  const DF df;
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  const hn::Rebind<uint16_t, DF> du;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(df));
+  for (; i + L <= n; i += L) {
+    const auto h = hn::BitCast(du, hn::DemoteTo(dh, hn::LoadU(df, x + i)));
+    if (stride == 1) {
+      hn::StoreU(h, du, o + i);
+    } else {
+      HWY_ALIGN uint16_t lanes[hn::MaxLanes(du)];
+      hn::Store(h, du, lanes);
+      for (int64_t j = 0; j < L; ++j) o[(i + j) * stride] = lanes[j];
+    }
+  }
+#endif
+  for (; i < n; ++i) o[i * stride] = fp32_to_fp16(x[i]);
+}
+
 }  // namespace ck::attn::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

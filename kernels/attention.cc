@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/fp16.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/attention.cc"
@@ -19,6 +18,8 @@ namespace attn {
 HWY_EXPORT(AttendTokens);
 // Looked up here, where it is exported (see gemm.cc's group_rows_fn).
 auto* attend_tokens_fn() { return &HWY_DYNAMIC_DISPATCH(AttendTokens); }
+HWY_EXPORT(StoreKv);
+auto* store_kv_fn() { return &HWY_DYNAMIC_DISPATCH(StoreKv); }
 }  // namespace attn
 
 void attend_tokens(const float* q, int64_t q_token_stride, int heads, int tokens, KvView kt, KvView v,
@@ -48,13 +49,7 @@ void merge_key_shares(const float* outs, const float* stats, int shares, int row
 }
 
 void store_kv(const float* x, int64_t n, void* out, bool f16, int64_t stride) {
-  for (int64_t i = 0; i < n; ++i) {
-    if (f16) {
-      static_cast<uint16_t*>(out)[i * stride] = fp32_to_fp16(x[i]);
-    } else {
-      static_cast<float*>(out)[i * stride] = x[i];
-    }
-  }
+  attn::store_kv_fn()(x, n, out, f16, stride);
 }
 
 int64_t attend_scratch_floats(int64_t n_ctx, int head_dim) {

@@ -248,6 +248,34 @@ TEST_CASE("store_kv rounds to IEEE halves and writes with a stride", "[ops][atte
   CHECK(out[1] == 0);       // between the strided elements: untouched
 }
 
+// The vector conversion (F16C on AVX2 and AVX-512) against the exact scalar
+// one, on every target: ties, the overflow edge, subnormals, signed zero,
+// infinities and random values, at both strides, with a tail past the last
+// whole vector.
+TEST_CASE("store_kv's halves equal the scalar rounding on every target", "[ops][attention]") {
+  std::vector<float> x = {1.0f + 0x1p-11f, 1.0f + 0x1p-10f + 0x1p-11f, 65504.0f, 65519.99f, 65520.0f, -65520.0f,
+                          0x1p-24f, 0x1p-25f, 0x1.8p-25f, 0x1p-14f - 0x1p-25f, -0.0f, 1e-30f, INFINITY, -INFINITY,
+                          3.0f * 0x1p-26f, 0x1.ffep-15f};
+  for (float v : random_vec(300, 31, 40.0f)) x.push_back(v);
+  for (float v : random_vec(53, 32, 1e-5f)) x.push_back(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<uint16_t> want(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) want[size_t(i)] = ck::fp32_to_fp16(x[size_t(i)]);
+  for (const std::string& target : ck::available_simd_targets()) {
+    ck::force_simd_target(target);
+    INFO("SIMD target " << target);
+    for (int64_t stride : {int64_t{1}, ck::kKeyTile}) {
+      std::vector<uint16_t> out(size_t(n * stride), 0x1234);
+      ck::store_kv(x.data(), n, out.data(), true, stride);
+      for (int64_t i = 0; i < n * stride; ++i) {
+        INFO("stride " << stride << ", element " << i / stride << " = " << x[size_t(i / stride)]);
+        REQUIRE(out[size_t(i)] == (i % stride == 0 ? want[size_t(i / stride)] : 0x1234));
+      }
+    }
+  }
+  ck::force_simd_target("");
+}
+
 TEST_CASE("rope rotates the right pairs by pos * scale * base^(-2i/d) / divisor_i, times the magnitude", "[ops]") {
   const int head_dim = 8, n_heads = 2;
   const float divisors[] = {1.0f, 2.5f, 8.0f, 3.0f};
