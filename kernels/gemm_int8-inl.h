@@ -155,6 +155,16 @@ HWY_INLINE V32 DotQuad(V32 acc, const uint8_t* w, const int8_t* x4) {
 #endif
 }
 
+#if HWY_TARGET == HWY_AVX3_DL
+// acc[r] += sum_{i<4} w[4r + i] * x4[i] with w and the broadcast x4 in
+// registers: where two groups share each broadcast.
+HWY_INLINE V32 DotQuads(V32 acc, hn::Vec<DU8> w, V32 x4) {
+  auto raw = acc.raw;
+  asm("vpdpbusd %2, %1, %0" : "+v"(raw) : "v"(w.raw), "v"(x4.raw));
+  return V32{raw};
+}
+#endif
+
 // GCC reassociates the int16 and int32 adds of a block into a tree that
 // first computes every product of the block, spilling most of them to the
 // stack (two memory operations per product); pinning each partial sum to a
@@ -295,6 +305,22 @@ HWY_INLINE void BlockProducts(const TileWeight<kSignedW>* u, size_t group_stride
       }
     }
   }
+#elif HWY_TARGET == HWY_AVX3_DL
+  static_assert(!kSignedW, "vpdpbusd multiplies unsigned weights");
+  if constexpr (kG > 1) {
+    for (int j = 0; j < kB / 4; ++j) {
+      hn::Vec<DU8> wv[kG];
+      for (int g = 0; g < kG; ++g) wv[g] = hn::LoadU(DU8(), ug[g] + static_cast<size_t>(j) * 4 * R);
+      for (int t = 0; t < kT; ++t) {
+        const V32 xv = BroadcastQuad(x[t] + 4 * j);
+        for (int g = 0; g < kG; ++g) isum[g * kT + t] = DotQuads(isum[g * kT + t], wv[g], xv);
+      }
+    }
+  } else {
+    for (int j = 0; j < kB / 4; ++j) {
+      for (int t = 0; t < kT; ++t) isum[t] = DotQuad(isum[t], ug[0] + static_cast<size_t>(j) * 4 * R, x[t] + 4 * j);
+    }
+  }
 #else
   static_assert(!kSignedW, "the targets without pair sums multiply unsigned weights");
   for (int j = 0; j < kB / 4; ++j) {
@@ -394,17 +420,24 @@ constexpr int kTokens = 4;
 // bytes whose block adds up in int16 in one run (no int32 sums kept across
 // runs) and, with fewer tokens, Q6_K's 16-blocks. (Zen 3: with one group of words the broadcasts bound the
 // loop, one per pmaddwd; bytes of 576-column rows, standalone loop, 26 -> 30
-// products a cycle.)
+// products a cycle.) AVX3_DL: every dtype, its 32 registers holding two
+// groups of vpdpbusd sums for 6 tokens (Zen 4, BM_gemm n = 512 1 thread,
+// eight simultaneous pinned pairs against one group of 8 tokens, median
+// ratios: Q4_1 3072 x 576 1.08, Q6_K_L 1.11, Q8_0 1.05, Q4_K 1.02; 4
+// tokens 1.05, 1.08, 1.05, 1.06).
 template <int kB, bool kSignedW, int kDepth>
 constexpr bool kPairedGroups =
-    kPairSums && HWY_TARGET > HWY_AVX3 && (kSignedW ? kWordProducts : kDepth * 4 == kB || (kB == 16 && kDepth > 1));
-// Tokens per pass of two groups: 12 int32 (or int16) and float sums, the
-// two weight vectors and a broadcast; where a block sums in int16 in more
-// than one run (Q6_K's 16-blocks in two), 2: 8 int32 sums kept across the
-// runs. (Q5_0's 32-blocks in two runs gained nothing from two groups x two
-// tokens: BM_gemm 0.90-0.99, Q6_K_L 1.06-1.12, max of alternated runs.)
+    HWY_TARGET == HWY_AVX3_DL ||
+    (kPairSums && HWY_TARGET > HWY_AVX3 && (kSignedW ? kWordProducts : kDepth * 4 == kB || (kB == 16 && kDepth > 1)));
+// Tokens per pass of two groups: AVX3_DL 6 (24 int32 and float sums, two
+// weight vectors and a broadcast); on 16 registers 12 int32 (or int16) and
+// float sums, the two weight vectors and a broadcast; where a block sums in
+// int16 in more than one run (Q6_K's 16-blocks in two), 2: 8 int32 sums
+// kept across the runs. (Q5_0's 32-blocks in two runs gained nothing from
+// two groups x two tokens: BM_gemm 0.90-0.99, Q6_K_L 1.06-1.12, max of
+// alternated runs.)
 template <int kB, bool kSignedW, int kDepth>
-constexpr int kPairTokens = !kSignedW && kDepth * 4 < kB ? 2 : 3;
+constexpr int kPairTokens = HWY_TARGET == HWY_AVX3_DL ? 6 : !kSignedW && kDepth * 4 < kB ? 2 : 3;
 
 // All n tokens against kG groups, kT at a time; the remainder by the
 // instantiation of its size.
