@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/attention.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep

@@ -305,8 +305,9 @@ HWY_INLINE void BlockProducts(const TileWeight<kSignedW>* u, size_t group_stride
       }
     }
   }
-#elif HWY_TARGET == HWY_AVX3_DL
-  static_assert(!kSignedW, "vpdpbusd multiplies unsigned weights");
+#else
+  static_assert(!kSignedW, "the targets without pair sums multiply unsigned weights");
+#if HWY_TARGET == HWY_AVX3_DL
   if constexpr (kG > 1) {
     for (int j = 0; j < kB / 4; ++j) {
       hn::Vec<DU8> wv[kG];
@@ -316,13 +317,9 @@ HWY_INLINE void BlockProducts(const TileWeight<kSignedW>* u, size_t group_stride
         for (int g = 0; g < kG; ++g) isum[g * kT + t] = DotQuads(isum[g * kT + t], wv[g], xv);
       }
     }
-  } else {
-    for (int j = 0; j < kB / 4; ++j) {
-      for (int t = 0; t < kT; ++t) isum[t] = DotQuad(isum[t], ug[0] + static_cast<size_t>(j) * 4 * R, x[t] + 4 * j);
-    }
+    return;
   }
-#else
-  static_assert(!kSignedW, "the targets without pair sums multiply unsigned weights");
+#endif
   for (int j = 0; j < kB / 4; ++j) {
     for (int g = 0; g < kG; ++g) {
       const uint8_t* w = ug[g] + static_cast<size_t>(j) * 4 * R;
