@@ -109,6 +109,14 @@ void AtomicFile::flush() {
 void AtomicFile::commit() {
   flush();
   if (::fsync(fd_) != 0) fail("fsync failed");
+  // Clean after the fsync, the written pages leave the page cache. The write
+  // path cached them in small folios, and a mapping of a file cached so runs
+  // in 4 KiB pages for as long as it stays cached; read back through
+  // MappedFile's mapping instead, it is cached in 2 MiB folios where the
+  // kernel can. A fresh SmolLM2 Q8_0 bump on Zen 4 (ext4, Linux 6.18): 0 of
+  // its 141 MB mapped in 2 MiB pages, 141 after this (docs/kernels.md).
+  // Advice only: where the kernel keeps the pages, nothing changes.
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
   if (::close(fd_) != 0) {
     fd_ = -1;
     fail("close failed");
