@@ -18,6 +18,7 @@ using ck::reliability::failed_cleanly;
 using ck::reliability::Outcome;
 using ck::reliability::run;
 using ck::reliability::stories_bump;
+using ck::reliability::wikitext_test;
 
 struct Case {
   std::string name;
@@ -202,7 +203,7 @@ TEST_CASE("ck-perplexity refuses texts and contexts it cannot evaluate", "[relia
   const auto empty = dir.file("empty.txt"), tiny = dir.file("tiny.txt");
   ck::reliability::write_file(empty, std::string_view());
   ck::reliability::write_file(tiny, std::string_view("Too short."));
-  const std::string m = stories_bump().string(), text = (std::filesystem::path(CK_SHARED_DATA) / "wikitext-2" / "wikitext-2-raw-v1.test.txt").string();
+  const std::string m = stories_bump().string(), text = wikitext_test().string();
   check_cases({
       {"missing text file", {"ck-perplexity", "-m", m, "-f", dir.file("nope.txt").string()}, "nope.txt"},
       {"empty text file", {"ck-perplexity", "-m", m, "-f", empty.string()}, "tokenizes to only"},

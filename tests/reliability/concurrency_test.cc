@@ -23,7 +23,7 @@ constexpr int kThreads = 4;
 
 std::vector<std::string> wikitext_pieces() {
   const std::vector<uint8_t> all =
-      ck::reliability::read_file(std::filesystem::path(CK_SHARED_DATA) / "wikitext-2" / "wikitext-2-raw-v1.test.txt");
+      ck::reliability::read_file(ck::reliability::wikitext_test());
   std::vector<std::string> pieces;
   for (size_t at = 0; at + 1500 <= all.size() && pieces.size() < 48; at += 27000) {
     pieces.emplace_back(all.begin() + static_cast<ptrdiff_t>(at), all.begin() + static_cast<ptrdiff_t>(at + 1500));

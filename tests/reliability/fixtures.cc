@@ -14,6 +14,7 @@ namespace fs = std::filesystem;
 
 fs::path stories_gguf() { return fs::path(CK_SHARED_DATA) / "models" / "stories260K.gguf"; }
 fs::path smollm_gguf() { return fs::path(CK_MODELS_DIR) / "SmolLM2-135M-Instruct.Q4_1.gguf"; }
+fs::path wikitext_test() { return fs::path(CK_SHARED_DATA) / "wikitext-2" / "wikitext-2-raw-v1.test.txt"; }
 
 const fs::path& stories_bump() {
   static const test::ScratchDir dir;

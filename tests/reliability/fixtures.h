@@ -12,6 +12,7 @@ namespace ck::reliability {
 
 std::filesystem::path stories_gguf();  // ../shared/data/models/stories260K.gguf
 std::filesystem::path smollm_gguf();   // models/SmolLM2-135M-Instruct.Q4_1.gguf (scripts/fetch-models.sh)
+std::filesystem::path wikitext_test();  // ../shared/data/wikitext-2/wikitext-2-raw-v1.test.txt
 
 // stories260K converted once per test process into a private folder.
 const std::filesystem::path& stories_bump();

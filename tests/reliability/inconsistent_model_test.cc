@@ -45,10 +45,6 @@ const std::vector<Patch>& patches() {
   return p;
 }
 
-std::string wikitext() {
-  return (std::filesystem::path(CK_SHARED_DATA) / "wikitext-2" / "wikitext-2-raw-v1.test.txt").string();
-}
-
 }  // namespace
 
 TEST_CASE("a GGUF with inconsistent metadata is refused by ck-convert and ck-run", "[reliability][metadata]") {
@@ -106,7 +102,7 @@ TEST_CASE("a bump whose metadata was changed after conversion is refused at load
     write_file(bump, bytes);
     for (const std::vector<std::string>& argv :
          {std::vector<std::string>{"ck-run", "-m", bump.string(), "-p", "Once", "-n", "2"},
-          std::vector<std::string>{"ck-perplexity", "-m", bump.string(), "-f", wikitext(), "--chunks", "1"},
+          std::vector<std::string>{"ck-perplexity", "-m", bump.string(), "-f", wikitext_test().string(), "--chunks", "1"},
           std::vector<std::string>{"ck-convert", "--verify", bump.string()}}) {
       const Outcome o = run(argv);
       INFO(argv[0] << ": " << describe(o));

@@ -43,8 +43,6 @@ int check_folder(const fs::path& dir) {
   return bumps;
 }
 
-std::string wikitext() { return (fs::path(CK_SHARED_DATA) / "wikitext-2" / "wikitext-2-raw-v1.test.txt").string(); }
-
 }  // namespace
 
 TEST_CASE("a converter killed at any moment leaves no .bump that loads", "[reliability][interrupt]") {
@@ -125,7 +123,7 @@ TEST_CASE("a truncated bump is refused at load", "[reliability][truncated]") {
     for (const std::vector<std::string>& argv :
          {std::vector<std::string>{"ck-run", "-m", bump.string(), "-p", "Once", "-n", "2"},
           std::vector<std::string>{"ck-convert", "--inspect", bump.string()},
-          std::vector<std::string>{"ck-perplexity", "-m", bump.string(), "-f", wikitext(), "--chunks", "1"}}) {
+          std::vector<std::string>{"ck-perplexity", "-m", bump.string(), "-f", wikitext_test().string(), "--chunks", "1"}}) {
       const Outcome o = run(argv);
       INFO(argv[0] << ": " << describe(o));
       CHECK(failed_cleanly(o));
