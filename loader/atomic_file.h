@@ -1,8 +1,8 @@
 // Writes a file so that it appears complete or not at all: the bytes go to a
 // uniquely named temporary file in the target's folder, which commit()
-// fsyncs, drops from the page cache and renames over the target. Two processes writing the same target
-// at once both succeed and one good file remains; a failure or crash leaves
-// no file under the target name.
+// fsyncs, drops from the page cache and renames over the target. Two
+// processes writing the same target at once both succeed and one good file
+// remains; a failure or crash leaves no file under the target name.
 #pragma once
 #include <cstdint>
 #include <filesystem>

@@ -12,10 +12,11 @@
 
 namespace ck::test {
 
-ScratchDir::ScratchDir() {
+ScratchDir::ScratchDir() : ScratchDir(std::filesystem::temp_directory_path()) {}
+
+ScratchDir::ScratchDir(const std::filesystem::path& parent) {
   static std::atomic<int> counter{0};
-  dir_ = std::filesystem::temp_directory_path() /
-         ("ck-kernel-tests-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  dir_ = parent / ("ck-kernel-tests-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
   std::filesystem::create_directories(dir_);
 }
 

@@ -10,10 +10,12 @@
 
 namespace ck::test {
 
-// A fresh directory under the system temp dir, removed with the object.
+// A fresh directory under the system temp dir (or a given folder), removed
+// with the object.
 class ScratchDir {
  public:
   ScratchDir();
+  explicit ScratchDir(const std::filesystem::path& parent);  // in parent rather than the temporary folder
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
