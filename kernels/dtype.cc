@@ -3,8 +3,10 @@
 
 #include <array>
 #include <limits>
+#include <vector>
 
 #include "kernels/dequantize_ref.h"
+#include "kernels/row_groups.h"
 
 namespace ck {
 namespace {
@@ -32,6 +34,7 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::Q6_K_L, G::None, "Q6_K_L", 256, 210, ref::dequantize_q6_kl, true, 16, 63, decode_u8_q6_kl, -32.0f, false, 256},
     {DType::Q5_0_L, G::None, "Q5_0_L", 32, 22, ref::dequantize_q5_0l, true, 32, 31, decode_u8_q5_0l, -16.0f, false, 32},
     {DType::Q5_1_L, G::None, "Q5_1_L", 32, 24, ref::dequantize_q5_1l, true, 32, 31, decode_u8_q5_1l, kFree, false, 32},
+    {DType::Q8_0_R16, G::None, "Q8_0_R16", 32, 34, ref::dequantize_q8_0, true, 32, 255, decode_u8_q8_0, -128.0f, true, 32, kRowGroup},
 }};
 
 constexpr bool table_is_indexed_by_code() {
@@ -52,6 +55,19 @@ std::string native_dtype_names() {
     if (t.native) names += (names.empty() ? "" : ", ") + std::string(t.name);
   }
   return names;
+}
+
+void dequantize_row(DType t, const void* W, int64_t cols, int64_t r, float* out) {
+  const DTypeTraits& tr = traits(t);
+  const auto* bytes = static_cast<const uint8_t*>(W);
+  if (tr.row_group == 1) {
+    tr.dequantize(bytes + static_cast<size_t>(r) * row_bytes(tr, cols), out, cols);
+    return;
+  }
+  thread_local std::vector<uint8_t> row;
+  row.resize(row_bytes(tr, cols));
+  gather_row(bytes, cols, r, row.data());
+  tr.dequantize(row.data(), out, cols);
 }
 
 std::optional<DType> dtype_from_code(uint8_t code) {

@@ -23,8 +23,9 @@ enum class DType : uint8_t {
   Q4_K_L = 15, Q5_K_L = 16,  // Q4_K / Q5_K with the units in the lanes (unit_lanes.h)
   Q6_K_L = 17,               // Q6_K with the sub-blocks in the lanes (unit_lanes.h)
   Q5_0_L = 18, Q5_1_L = 19,  // Q5_0 / Q5_1 with qh transposed (unit_lanes.h)
+  Q8_0_R16 = 20,             // Q8_0 with its rows interleaved in groups of 16 (row_groups.h)
 };
-inline constexpr int kDTypeCount = 20;
+inline constexpr int kDTypeCount = 21;
 
 // ggml's type ids (GGUF tensor infos).
 enum class GgmlType : uint32_t {
@@ -44,7 +45,8 @@ struct DTypeTraits {
   int block_bytes;           // bytes per block
   DequantizeFn dequantize;   // scalar reference, bit-exact with gguf-py
   bool native;               // has a fused GEMV kernel; otherwise transcoded at conversion
-  // The integer GEMM's weight form (decode_u8.h): weights per (a, c) pair,
+  // The integer GEMM's weight form (decode_u8.h; of a row-grouped dtype,
+  // of a row as gather_row gives it): weights per (a, c) pair,
   // the largest u it produces (how many byte products may add up in int16
   // without overflow), and the decoder; 0 / null where the GEMM multiplies
   // in fp32 (F32, F16, BF16) or the dtype is not native.
@@ -66,6 +68,10 @@ struct DTypeTraits {
   // add up in int32 and meet one float scale (gemv_int8_kquant-inl.h);
   // 0 where the GEMV multiplies in fp32.
   int gemv_x_block;
+  // Rows interleaved per group (Q8_0_R16: 16; row_groups.h), 1 for the
+  // dtypes whose rows are contiguous: a matrix has a multiple of it rows,
+  // and the kernels take its rows a group at a time.
+  int row_group = 1;
 };
 
 // The one table. Indexed by dtype code.
@@ -74,6 +80,10 @@ std::optional<DType> dtype_from_code(uint8_t code);
 std::optional<DType> dtype_from_ggml(uint32_t ggml_type);
 // "F32, BF16, ...": the native dtypes in code order, for error messages.
 std::string native_dtype_names();
+
+// Row r of a matrix W of dtype t with `cols` columns, dequantized: whatever
+// the layout (a row-grouped dtype's row gathered first).
+void dequantize_row(DType t, const void* W, int64_t cols, int64_t r, float* out);
 
 // Bytes of one row of n values; n must be a multiple of the block size.
 inline size_t row_bytes(const DTypeTraits& t, int64_t n) {

@@ -35,9 +35,13 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
+#include "kernels/blocks.h"
 #include "kernels/dtype.h"
+#include "kernels/fp16.h"
 #include "kernels/hwy_portable.h"
+#include "kernels/row_groups.h"
 
 #ifndef CK_KERNELS_GEMM_INT8_TYPES_
 #define CK_KERNELS_GEMM_INT8_TYPES_
@@ -601,6 +605,72 @@ void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
 #endif
 }
 
+// A row-grouped dtype's tile (Q8_0_R16) straight from its stored groups,
+// where they hold whole groups of the target's: on the 512-bit targets
+// (R = 16 rows of byte quads) the group's quads as they are stored, their
+// sign flipped where the tile holds u = q + 128 (VNNI); on AVX2 (R = 8
+// rows of int16 pairs, InterleaveWords' layout) each half of a group's
+// quads regrouped into pairs and widened. a and c are decode_u8_q8_0's, d
+// and -128 d. Else (SSE4, SSSE3) rows are gathered one at a time. Gathered,
+// SmolLM2 Q8_0's prefill with 1 thread ran 2-7 % slower than from Q8_0 on
+// AVX3_DL and 5-9 % on AVX2; from the groups 2-5 % faster (docs/kernels.md,
+// "Session 41").
+bool TakesGroupsAsStored(const DTypeTraits& tr) {
+  if (tr.row_group <= 1) return false;
+#if HWY_TARGET == HWY_AVX2
+  return tr.row_group % static_cast<int>(GroupRows()) == 0 && MultipliesWords(tr);
+#else
+  return tr.row_group == static_cast<int>(GroupRows()) && !MultipliesWords(tr);
+#endif
+}
+
+void BuildTileFromGroups(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1,
+                         int64_t cols, bool signed_q, const Int8Scratch& s) {
+  const int64_t nb = cols / kQK;
+  const int64_t R = static_cast<int64_t>(GroupRows()), halves = kRowGroup / R;
+  const size_t weight_bytes = MultipliesWords(tr) ? 2 : 1;
+  for (int64_t r = r0, g = 0; r < r1; r += kRowGroup, g += halves) {
+    const uint8_t* group = W + static_cast<size_t>(r) * row_bytes;
+    for (int64_t h = 0; h < halves; ++h) {
+      uint8_t* const gu = s.tile_u + static_cast<size_t>((g + h) * cols * R) * weight_bytes;
+      float* const ga = s.tile_a + static_cast<size_t>((g + h) * nb * R);
+      float* const gc = s.tile_c + static_cast<size_t>((g + h) * nb * R);
+      for (int64_t k = 0; k < nb; ++k) {
+        const uint8_t* column = group + k * kRowGroupBlock;
+#if HWY_TARGET == HWY_AVX2
+        // Per 128 bits the first two bytes of each of four rows, then the
+        // last two; the 64-bit halves then go [rows 0-3 | 4-7] per pair.
+        alignas(32) static constexpr uint8_t kPairs[32] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                                           0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
+        const __m256i by_pair = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPairs));
+        for (int j = 0; j < 8; ++j) {
+          const __m256i quads = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(column + 2 * kRowGroup + 64 * j + 32 * h));
+          const __m256i pairs = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(quads, by_pair), 0xD8);
+          auto* dst = reinterpret_cast<__m256i*>(gu + static_cast<size_t>(16 * k + 2 * j) * 4 * R);
+          _mm256_storeu_si256(dst, _mm256_cvtepi8_epi16(_mm256_castsi256_si128(pairs)));
+          _mm256_storeu_si256(dst + 1, _mm256_cvtepi8_epi16(_mm256_extracti128_si256(pairs, 1)));
+        }
+#else
+        constexpr size_t kQuadBytes = kRowGroupBlock - 2 * kRowGroup;
+        const uint64_t flip = signed_q ? 0 : 0x8080808080808080ull;
+        for (size_t i = 0; i < kQuadBytes; i += 8) {
+          uint64_t quads;
+          std::memcpy(&quads, column + 2 * kRowGroup + i, 8);
+          quads ^= flip;
+          std::memcpy(gu + static_cast<size_t>(k) * kQuadBytes + i, &quads, 8);
+        }
+#endif
+        for (int64_t i = 0; i < R; ++i) {
+          uint16_t d;
+          std::memcpy(&d, column + 2 * (h * R + i), 2);
+          ga[k * R + i] = fp16_to_fp32(d);
+          gc[k * R + i] = -128.0f * ga[k * R + i];
+        }
+      }
+    }
+  }
+}
+
 // Decodes rows [r0, r1) into the interleaved tile (rows past r1 up to the
 // group size are zero), a group's R rows into s.row_u first. The scratch
 // pointers are held in locals: the byte stores may alias anything, and
@@ -609,6 +679,10 @@ void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
 // separate byte loop for the sign were gone).
 void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols,
                bool signed_q, const Int8Scratch& s) {
+  if (TakesGroupsAsStored(tr) && r0 % kRowGroup == 0 && r1 % kRowGroup == 0) {
+    BuildTileFromGroups(tr, W, row_bytes, r0, r1, cols, signed_q, s);
+    return;
+  }
   const size_t R = GroupRows();
   const int64_t nblocks = cols / tr.u8_block;
   const int64_t groups = (r1 - r0 + static_cast<int64_t>(R) - 1) / static_cast<int64_t>(R);
@@ -619,6 +693,9 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
   // drops their c term), as words where they multiply words.
   const uint32_t flip = signed_q ? 0x80808080u : 0u;
   const bool words = MultipliesWords(tr);
+  // A row-grouped dtype's row, gathered into its plain blocks first.
+  thread_local std::vector<uint8_t> gathered;
+  if (tr.row_group > 1) gathered.resize(row_bytes);
   for (int64_t g = 0; g < groups; ++g) {
     uint8_t* const gu = s.tile_u + static_cast<size_t>(g * cols) * R * (words ? 2 : 1);
     float* const ga = s.tile_a + static_cast<size_t>(g * nblocks) * R;
@@ -627,7 +704,12 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
       const int64_t r = r0 + g * static_cast<int64_t>(R) + static_cast<int64_t>(rr);
       uint8_t* const row_u = rows_u + rr * static_cast<size_t>(cols);
       if (r < r1) {
-        tr.decode_u8(W + static_cast<size_t>(r) * row_bytes, cols, row_u, row_a, row_c);
+        const uint8_t* row = W + static_cast<size_t>(r) * row_bytes;
+        if (tr.row_group > 1) {
+          gather_row(W, cols, r, gathered.data());
+          row = gathered.data();
+        }
+        tr.decode_u8(row, cols, row_u, row_a, row_c);
       } else {
         std::memset(row_u, signed_q ? 0x80 : 0, static_cast<size_t>(cols));  // zero after the flip
         std::fill_n(row_a, nblocks, 0.0f);

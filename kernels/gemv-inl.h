@@ -57,6 +57,9 @@ HWY_INLINE float Sum(VF v) { return hn::GetLane(hn::SumOfLanes(DF(), v)); }
 //   static void DotRows(const uint8_t* row, size_t row_bytes, int64_t cols, const XSums& xs, float* out)
 //     out[i] = dot(row i, x), each row's result bit for bit the one Dot gives it.
 //   static void Decode(const uint8_t* row, int64_t cols, float* out)  (F32, F16, BF16: for the float GEMM)
+// A kernel of rows interleaved in groups (Q8_0_R16) provides kRowGroup and
+//   static void Rows(W, row_bytes, r0, r1, cols, x, xs, n, y, y_stride)
+//     GemvRows' work, r0 and r1 multiples of kRowGroup.
 
 // The forms of vector t of a call whose vector 0 is xs.
 HWY_INLINE XSums VectorOf(const XSums& xs, int64_t cols, int64_t t) {
@@ -115,9 +118,9 @@ HWY_INLINE void PrefetchToL2(const void* p) { __builtin_prefetch(p, 0, 1); }
 // and a branch per line: this way Q4_K_M decoded 2-3 % faster (AVX2 target
 // 3-4 %) and SmolLM2 Q4_1 4-8 %, the others level (docs/kernels.md).
 template <size_t kBytes>
-HWY_INLINE void StreamStep(const void* p) {
+HWY_INLINE void StreamStep(const void* p, const StreamDistances& distances = kStreamDistances) {
   const auto* bytes = static_cast<const uint8_t*>(p);
-  const int64_t l2 = kStreamDistances.l2_ahead, l1 = kStreamDistances.l1_ahead;
+  const int64_t l2 = distances.l2_ahead, l1 = distances.l1_ahead;
   for (size_t off = 0; off < kBytes; off += 64) {
     if (l2 != 0) PrefetchToL2(bytes + l2 + off);
     if (l1 != 0) hwy::Prefetch(bytes + l1 + off);
@@ -202,21 +205,25 @@ template <class K>
 void GemvRows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
               XSums xs, int64_t n, float* y, int64_t y_stride) {
   PrefetchStart(W, row_bytes, r0, r1);
-  if (n == 1) {
+  // Kernels of rows interleaved in groups (gemv_int8_rows16-inl.h) take
+  // whole groups and any number of vectors.
+  if constexpr (requires { K::kRowGroup; }) {
+    K::Rows(W, row_bytes, r0, r1, cols, x, xs, n, y, y_stride);
+  } else if (n == 1) {
     GemvRowsOneVector<K>(W, row_bytes, r0, r1, cols, x, xs, y);
-    return;
-  }
-  for (int64_t r = r0; r < r1; ++r) {
-    const uint8_t* row = W + static_cast<size_t>(r) * row_bytes;
-    int64_t t = 0;
-    for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {
-      DotInto<K, kMaxVectorsPerDot>(row, cols, x, xs, t, y + r, y_stride);
+  } else {
+    for (int64_t r = r0; r < r1; ++r) {
+      const uint8_t* row = W + static_cast<size_t>(r) * row_bytes;
+      int64_t t = 0;
+      for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {
+        DotInto<K, kMaxVectorsPerDot>(row, cols, x, xs, t, y + r, y_stride);
+      }
+      if (t + 2 <= n) {
+        DotInto<K, 2>(row, cols, x, xs, t, y + r, y_stride);
+        t += 2;
+      }
+      if (t < n) DotInto<K, 1>(row, cols, x, xs, t, y + r, y_stride);
     }
-    if (t + 2 <= n) {
-      DotInto<K, 2>(row, cols, x, xs, t, y + r, y_stride);
-      t += 2;
-    }
-    if (t < n) DotInto<K, 1>(row, cols, x, xs, t, y + r, y_stride);
   }
 }
 // GemvRowsNAME(...): the entry point of kernel K, which the unit's

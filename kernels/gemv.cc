@@ -52,6 +52,7 @@ namespace qgemv {
 // AMD: one L1 prefetch a line; Intel: the two steps (gemv-inl.h).
 const StreamDistances kStreamDistances =
     prefetch_hints_all_fill_l1() ? StreamDistances{0, 4096} : StreamDistances{3072, 1024};
+const StreamDistances kRowGroupStreamDistances = prefetch_hints_all_fill_l1() ? StreamDistances{2048, 0} : kStreamDistances;
 
 CK_DEFINE_GEMV_ROWS_FN(gemv_float_rows_fn, CK_GEMV_FLOAT_KERNELS)
 #define CK_EXPORT_GEMM(name, K) HWY_EXPORT(GemmRows##name);
@@ -102,6 +103,11 @@ void check_matrix_args(DType dt, int64_t rows, int64_t cols, const char* fn) {
     throw std::runtime_error(std::string(fn) + ": " + std::string(t.name) + " matrix " + std::to_string(rows) +
                              "x" + std::to_string(cols) + ": cols must be a positive multiple of " +
                              std::to_string(t.block_size));
+  }
+  if (rows % t.row_group != 0) {
+    throw std::runtime_error(std::string(fn) + ": " + std::string(t.name) + " matrix " + std::to_string(rows) +
+                             "x" + std::to_string(cols) + ": rows must be a multiple of " +
+                             std::to_string(t.row_group));
   }
 }
 
@@ -308,9 +314,11 @@ void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
   // with the chunks its slower team-mates have not begun (Team::for_owned):
   // a thread slowed by other load computes fewer. Every row is computed
   // alike whoever takes it. Chunk index: owner-major, then matrix, then
-  // chunk of the owner's share.
+  // chunk of the owner's share. A row-grouped matrix is cut between its
+  // groups: its units are groups, not rows.
   const int64_t T = team.size();
-  const auto per_share = [T](const GemvOutput& o) { return std::clamp<int64_t>(o.rows / T, 1, 8); };
+  const auto units = [](const GemvOutput& o) { return o.rows / traits(o.dtype).row_group; };
+  const auto per_share = [T, units](const GemvOutput& o) { return std::clamp<int64_t>(units(o) / T, 1, 8); };
   int64_t chunks_per_owner = 0;
   for (const GemvOutput& o : outputs) chunks_per_owner += per_share(o);
   team.for_owned(T * chunks_per_owner, [&](int64_t i) {
@@ -319,9 +327,9 @@ void gemv_batch(Team& team, std::span<const GemvOutput> outputs, int64_t cols, c
     size_t k = 0;
     while (j >= per_share(outputs[k])) j -= per_share(outputs[k++]);
     const GemvOutput& o = outputs[k];
-    const auto [s0, s1] = team.share_of(o.rows, owner);
-    const int64_t c = per_share(o);
-    const int64_t r0 = s0 + (s1 - s0) * j / c, r1 = s0 + (s1 - s0) * (j + 1) / c;
+    const auto [s0, s1] = team.share_of(units(o), owner);
+    const int64_t c = per_share(o), g = traits(o.dtype).row_group;
+    const int64_t r0 = (s0 + (s1 - s0) * j / c) * g, r1 = (s0 + (s1 - s0) * (j + 1) / c) * g;
     if (r0 == r1) return;
     qgemv::gemv_rows_fn(o.dtype)(static_cast<const uint8_t*>(o.W), row_bytes(traits(o.dtype), cols), r0, r1, cols,
                                  X, xs, n, o.y, o.rows);

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/row_groups.h"
+
 namespace ck {
 namespace {
 
@@ -94,8 +96,9 @@ void from_unit_lanes(BlockQ5_K* blocks, int64_t n) { permute<BlockQ5_K, false>(b
 void to_unit_lanes(BlockQ6_K* blocks, int64_t n) { permute_q6<true>(blocks, n); }
 void from_unit_lanes(BlockQ6_K* blocks, int64_t n) { permute_q6<false>(blocks, n); }
 
-DType stored_form(DType t) {
+DType stored_form(DType t, int64_t rows) {
   switch (t) {
+    case DType::Q8_0: return rows % kRowGroup == 0 ? DType::Q8_0_R16 : t;
     case DType::Q4_K: return DType::Q4_K_L;
     case DType::Q5_K: return DType::Q5_K_L;
     case DType::Q6_K: return DType::Q6_K_L;
@@ -112,6 +115,7 @@ DType plain_form(DType t) {
     case DType::Q6_K_L: return DType::Q6_K;
     case DType::Q5_0_L: return DType::Q5_0;
     case DType::Q5_1_L: return DType::Q5_1;
+    case DType::Q8_0_R16: return DType::Q8_0;
     default: return t;
   }
 }

@@ -88,8 +88,7 @@ void add_bias(const TensorView& b, float* y) {
 
 // x (dim) = row `token` of the embedding, dequantized, times `scale`.
 void embed(const TensorView& E, int32_t token, float scale, float* x) {
-  const DTypeTraits& t = traits(E.dtype);
-  t.dequantize(static_cast<const uint8_t*>(E.data) + token * row_bytes(t, E.cols), x, E.cols);
+  dequantize_row(E.dtype, E.data, E.cols, token, x);
   if (scale != 1.0f) {
     for (int64_t i = 0; i < E.cols; ++i) x[i] *= scale;
   }

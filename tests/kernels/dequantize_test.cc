@@ -10,6 +10,7 @@
 
 #include "kernels/dtype.h"
 #include "kernels/quantize.h"
+#include "kernels/row_groups.h"
 #include "kernels/unit_lanes.h"
 #include "tests/kernels/oracle.h"
 
@@ -91,7 +92,21 @@ TEST_CASE("reference dequantize of random blocks is bit-exact with gguf-py", "[d
   for (int code = 0; code < kDTypeCount; ++code) {
     const DTypeTraits& t = traits(static_cast<DType>(code));
     SECTION(std::string(t.name)) {
-      if (t.ggml_type == GgmlType::None) {
+      if (t.row_group > 1) {
+        // Q8_0_R16: 16 rows of 4 of the plain dtype's blocks, interleaved
+        // as the converter does; each row gathered gives gguf-py's values.
+        const DType plain = plain_form(t.dtype);
+        const int64_t rows = t.row_group, cols = 4 * t.block_size;
+        const std::vector<uint8_t>& blocks = inputs[static_cast<size_t>(plain)];
+        std::vector<uint8_t> grouped(row_bytes(t, cols) * rows);
+        REQUIRE(blocks.size() >= grouped.size());
+        to_row_groups(blocks.data(), rows, cols, grouped.data());
+        std::vector<float> ours(static_cast<size_t>(rows * cols));
+        for (int64_t r = 0; r < rows; ++r) dequantize_row(t.dtype, grouped.data(), cols, r, ours.data() + r * cols);
+        std::vector<float> theirs = test::read_floats(scratch.file(std::string(traits(plain).name) + ".out"));
+        theirs.resize(ours.size());
+        check_bit_exact(ours, theirs);
+      } else if (t.ggml_type == GgmlType::None) {
         // A unit-lanes dtype (no ggml type): the plain dtype's blocks,
         // permuted as the converter does, give gguf-py's values for them.
         const DType plain = plain_form(t.dtype);
@@ -195,7 +210,8 @@ TEST_CASE("decode_u8 forms reproduce the reference dequantization", "[dequantize
   std::mt19937 rng(99);
   for (int code = 0; code < kDTypeCount; ++code) {
     const DTypeTraits& t = traits(static_cast<DType>(code));
-    if (t.decode_u8 == nullptr) continue;
+    // (A row-grouped dtype decodes its rows gathered: its plain dtype's form.)
+    if (t.decode_u8 == nullptr || t.row_group > 1) continue;
     INFO(t.name);
     const int n_blocks = 24;
     std::vector<uint8_t> bytes(static_cast<size_t>(n_blocks) * t.block_bytes);

@@ -29,6 +29,7 @@
 #include "kernels/blocks.h"
 #include "kernels/gemv.h"
 #include "kernels/quantize.h"
+#include "kernels/row_groups.h"
 #include "kernels/simd_target.h"
 #include "kernels/unit_lanes.h"
 #include "tests/kernels/oracle.h"
@@ -49,8 +50,21 @@ struct Matrix {
 // likely) with fp16 scales of about 0.01.
 constexpr DType kNoQuantizer[] = {DType::Q2_K, DType::Q3_K, DType::IQ4_NL, DType::IQ4_XS};
 
+// Rows of a test matrix of dtype dt with about `rows` rows: a multiple of
+// the dtype's row group.
+int64_t rows_of(DType dt, int64_t rows) {
+  const int64_t g = traits(dt).row_group;
+  return (rows + g - 1) / g * g;
+}
+
 Matrix random_matrix(DType dt, int64_t rows, int64_t cols, std::mt19937& rng) {
   const DTypeTraits& t = traits(dt);
+  if (t.row_group > 1) {  // Q8_0_R16: plain rows, interleaved by groups
+    const Matrix plain = random_matrix(plain_form(dt), rows, cols, rng);
+    Matrix m{dt, rows, cols, std::vector<uint8_t>(plain.bytes.size())};
+    to_row_groups(plain.bytes.data(), rows, cols, m.bytes.data());
+    return m;
+  }
   if (const DType plain = plain_form(dt); plain != dt) {  // a unit-lanes dtype: its plain blocks, permuted
     Matrix m = random_matrix(plain, rows, cols, rng);
     to_stored_form(plain, m.bytes.data(), static_cast<int64_t>(m.bytes.size()) / t.block_bytes);
@@ -134,9 +148,8 @@ Reference reference_gemm(const Matrix& m, const float* X, int64_t n) {
   const int64_t gemv_width = std::max(1, traits(m.dt).gemv_x_block);
   const double gemv_spike = gemv_width == kQK_K ? kInt8SpikeRatioSuperBlock : kInt8SpikeRatio;
   std::vector<float> row(static_cast<size_t>(m.cols));
-  const size_t rb = row_bytes(traits(m.dt), m.cols);
   for (int64_t r = 0; r < m.rows; ++r) {
-    traits(m.dt).dequantize(m.bytes.data() + r * rb, row.data(), m.cols);
+    dequantize_row(m.dt, m.bytes.data(), m.cols, r, row.data());
     for (int64_t t = 0; t < n; ++t) {
       double s = 0, a = 0;
       const float* x = X + t * m.cols;
@@ -188,7 +201,7 @@ std::vector<int64_t> row_lengths(DType dt) {
 constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                              DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
                              DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L,
-                             DType::Q5_0_L, DType::Q5_1_L};
+                             DType::Q5_0_L, DType::Q5_1_L, DType::Q8_0_R16};
 
 // Runs `body` once per available SIMD target, forced.
 template <class F>
@@ -209,7 +222,8 @@ TEST_CASE("gemv and gemm of every target match the reference", "[gemv]") {
   for (DType dt : kNative) {
     for (int64_t cols : row_lengths(dt)) {
       // 13: two groups of 8 rows, the second partial, in one pass (AVX2).
-      for (int64_t rows : {int64_t{1}, int64_t{7}, int64_t{13}, int64_t{33}}) {
+      for (int64_t r : {int64_t{1}, int64_t{7}, int64_t{13}, int64_t{33}}) {
+        const int64_t rows = rows_of(dt, r);
         const Matrix m = random_matrix(dt, rows, cols, rng);
         const std::vector<float> X = random_vector(5 * cols, rng);
         const Reference ref1 = reference_gemm(m, X.data(), 1);
@@ -231,7 +245,7 @@ TEST_CASE("gemv and gemm of every target match the reference", "[gemv]") {
 TEST_CASE("gemv of large odd-shaped matrices matches on every target (threads on)", "[gemv]") {
   std::mt19937 rng(7);
   for (DType dt : kNative) {
-    const Matrix m = random_matrix(dt, 259, 5632, rng);
+    const Matrix m = random_matrix(dt, rows_of(dt, 259), 5632, rng);
     const std::vector<float> X = random_vector(19 * 5632, rng);
     // 19 tokens: two full tiles of 8 (AVX-512) or four of 4 and a remainder.
     const Reference ref = reference_gemm(m, X.data(), 19);
@@ -254,14 +268,14 @@ TEST_CASE("gemm and gemv of spiky activations keep their precision on every targ
   std::mt19937 rng(21);
   for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K,
                    DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L, DType::Q5_0_L,
-                   DType::Q5_1_L}) {
+                   DType::Q5_1_L, DType::Q8_0_R16}) {
     // A partial row group on every target; and rows of 34 and 35 blocks where
     // they are 32 weights: a partial last group of blocks, a pair or three
     // (gemv_int8-inl.h lays them out apart), which gets a spike too (every
     // token 0, 2, ...).
     for (int64_t cols : traits(dt).block_size == 32 ? std::vector<int64_t>{1088, 1120} : std::vector<int64_t>{1024}) {
       INFO(cols << " columns");
-      const Matrix m = random_matrix(dt, 37, cols, rng);
+      const Matrix m = random_matrix(dt, rows_of(dt, 37), cols, rng);
       std::vector<float> X = random_vector(13 * m.cols, rng);
       // Above kInt8SpikeRatio (16) times the row's RMS, which they raise to 12-15.
       for (int64_t t = 0; t < 13; ++t) {
@@ -295,13 +309,18 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
   for (DType dt : kNative) {
     const DTypeTraits& t = traits(dt);
     if (t.decode_u8 == nullptr) continue;
-    const int64_t rows = 37, cols = 512;
-    Matrix m{dt, rows, cols, std::vector<uint8_t>(row_bytes(t, cols) * rows, dt == DType::Q8_0 ? 0x80 : dt == DType::IQ4_NL || dt == DType::IQ4_XS ? 0x00 : 0xFF)};
+    const DType plain = t.row_group > 1 ? plain_form(dt) : dt;  // Q8_0_R16: Q8_0's extremes, interleaved
+    const int64_t rows = rows_of(dt, 37), cols = 512;
+    Matrix m{dt, rows, cols, std::vector<uint8_t>(row_bytes(t, cols) * rows, plain == DType::Q8_0 ? 0x80 : dt == DType::IQ4_NL || dt == DType::IQ4_XS ? 0x00 : 0xFF)};
     for (size_t k = 0; k < m.bytes.size() / t.block_bytes; ++k) {
-      for (int off : test::half_fields(dt)) {
+      for (int off : test::half_fields(plain)) {
         const uint16_t one = 0x3C00;
         std::memcpy(m.bytes.data() + k * t.block_bytes + off, &one, 2);
       }
+    }
+    if (t.row_group > 1) {
+      const std::vector<uint8_t> rows_plain = m.bytes;
+      to_row_groups(rows_plain.data(), rows, cols, m.bytes.data());
     }
     std::vector<float> X(static_cast<size_t>(3 * cols));
     for (int64_t i = 0; i < cols; ++i) {
@@ -326,7 +345,7 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
 TEST_CASE("a non-finite activation spoils its own token's outputs only, on every target", "[gemv][gemm]") {
   std::mt19937 rng(5);
   for (DType dt : kNative) {
-    const Matrix m = random_matrix(dt, 37, traits(dt).block_size == 1 ? 300 : 1024, rng);
+    const Matrix m = random_matrix(dt, rows_of(dt, 37), traits(dt).block_size == 1 ? 300 : 1024, rng);
     const std::vector<float> clean = random_vector(13 * m.cols, rng);
     std::vector<float> X = clean;
     X[2 * m.cols + 5] = std::numeric_limits<float>::quiet_NaN();
@@ -371,7 +390,7 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
   const Matrix mats[] = {random_matrix(DType::Q4_K, 301, cols, rng), random_matrix(DType::Q6_K, 37, cols, rng),
                          random_matrix(DType::Q8_0, 64, cols, rng), random_matrix(DType::Q4_1, 19, cols, rng),
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
-                         random_matrix(DType::Q5_K, 11, cols, rng)};
+                         random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng)};
   const std::vector<float> x = random_vector(cols, rng);
   for_each_target([&] {
     std::vector<std::vector<float>> ys;
@@ -395,7 +414,7 @@ TEST_CASE("gemv_batch equals gemv bit for bit for every vector, dtype and target
   std::mt19937 rng(5);
   for (DType dt : kNative) {
     const int64_t cols = traits(dt).block_size == 1 ? 100 : 2 * kQK_K;
-    const Matrix m = random_matrix(dt, 13, cols, rng);
+    const Matrix m = random_matrix(dt, rows_of(dt, 13), cols, rng);
     std::vector<float> X = random_vector(kGemvBatchMax * cols, rng);
     X[3 * cols + 5] = 300.0f;  // vectors of different scales
     for (int64_t i = 0; i < cols; ++i) X[6 * cols + i] *= 1e-3f;
@@ -417,7 +436,8 @@ TEST_CASE("gemv_batch equals gemv bit for bit for every vector, dtype and target
 
 // Some kernels take several rows at a time (gemv-inl.h, DotRows): a row
 // must get the same bits whichever rows it was computed with, so that a
-// result does not depend on the threads' shares of a matrix.
+// result does not depend on the threads' shares of a matrix (a row-grouped
+// dtype's unit is its group).
 TEST_CASE("gemv gives every row the bits it gets alone, on every target", "[gemv]") {
   std::mt19937 rng(6);
   for (DType dt : kNative) {
@@ -429,15 +449,16 @@ TEST_CASE("gemv gives every row the bits it gets alone, on every target", "[gemv
     for (const int64_t cols : {short_cols, int64_t{2048}}) {
       // 61 rows: gemv cuts a thread's share into eight chunks, of 7 or 8
       // rows here, some rows in fours (or twos) and some left over.
-      const Matrix m = random_matrix(dt, 61, cols, rng);
+      const Matrix m = random_matrix(dt, rows_of(dt, 61), cols, rng);
       std::vector<float> x = random_vector(cols, rng);
       x[40] = 300.0f;  // a spiky block: its second term too
       const size_t rb = row_bytes(traits(dt), cols);
+      const int64_t g = traits(dt).row_group;
       for_each_target([&] {
         INFO(traits(dt).name << ", " << cols << " columns");
         std::vector<float> all(static_cast<size_t>(m.rows)), alone(all.size());
         gemv(dt, m.bytes.data(), m.rows, cols, x.data(), all.data());
-        for (int64_t r = 0; r < m.rows; ++r) gemv(dt, m.bytes.data() + r * rb, 1, cols, x.data(), &alone[r]);
+        for (int64_t r = 0; r < m.rows; r += g) gemv(dt, m.bytes.data() + r * rb, g, cols, x.data(), &alone[r]);
         CHECK(std::memcmp(all.data(), alone.data(), all.size() * sizeof(float)) == 0);
       });
     }
@@ -450,7 +471,7 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
   const Matrix mats[] = {random_matrix(DType::Q4_K, 301, cols, rng), random_matrix(DType::Q6_K, 37, cols, rng),
                          random_matrix(DType::Q8_0, 64, cols, rng), random_matrix(DType::Q4_1, 19, cols, rng),
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
-                         random_matrix(DType::Q5_K, 11, cols, rng)};
+                         random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng)};
   std::vector<float> X = random_vector(n * cols, rng);
   for (int64_t t = 0; t < n; t += 2) X[t * cols + 40] = 200.0f;  // spiky blocks (16x the RMS) in some tokens
   for_each_target([&] {
@@ -468,7 +489,7 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
   });
 }
 
-TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding and Q4_1 ffn_down, stories260K F32) matches on every target",
+TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding, also as Q8_0_R16, and Q4_1 ffn_down, stories260K F32) matches on every target",
           "[gemv][real]") {
   test::ScratchDir scratch;
   const std::string smol = std::string(CK_MODELS_DIR) + "/SmolLM2-135M-Instruct.Q4_1.gguf";
@@ -481,9 +502,14 @@ TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding and Q4_1 ffn_down, stor
                         scratch.file("c.f32").string()},
                    scratch);
   std::mt19937 rng(11);
-  const Matrix mats[] = {{DType::Q8_0, 777, 576, test::read_bytes(scratch.file("a.raw"))},
+  const std::vector<uint8_t> embd = test::read_bytes(scratch.file("a.raw"));
+  std::vector<uint8_t> grouped(row_bytes(traits(DType::Q8_0), 576) * 768);  // the first 48 groups of 16 rows
+  REQUIRE(embd.size() >= grouped.size());
+  to_row_groups(embd.data(), 768, 576, grouped.data());
+  const Matrix mats[] = {{DType::Q8_0, 777, 576, embd},
                          {DType::F32, 64, 172, test::read_bytes(scratch.file("b.raw"))},
-                         {DType::Q4_1, 576, 1536, test::read_bytes(scratch.file("c.raw"))}};
+                         {DType::Q4_1, 576, 1536, test::read_bytes(scratch.file("c.raw"))},
+                         {DType::Q8_0_R16, 768, 576, grouped}};
   for (const Matrix& m : mats) {
     REQUIRE(m.bytes.size() == row_bytes(traits(m.dt), m.cols) * m.rows);
     const std::vector<float> X = random_vector(3 * m.cols, rng);
@@ -501,6 +527,7 @@ TEST_CASE("gemv rejects ragged rows", "[gemv]") {
   std::vector<uint8_t> w(4096);
   std::vector<float> x(512), y(4);
   CHECK_THROWS_WITH(gemv(DType::Q4_K, w.data(), 1, 300, x.data(), y.data()), Catch::Contains("multiple of 256"));
+  CHECK_THROWS_WITH(gemv(DType::Q8_0_R16, w.data(), 4, 64, x.data(), y.data()), Catch::Contains("rows must be a multiple of 16"));
   CHECK_THROWS_WITH(force_simd_target("NOPE"), Catch::Contains("not available"));
 }
 

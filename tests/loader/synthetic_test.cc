@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
+#include "kernels/row_groups.h"
 #include "kernels/unit_lanes.h"
 #include "loader/bump_file.h"
 #include "loader/convert.h"
@@ -39,6 +40,7 @@ TEST_CASE("a qwen2 model with every tensor type converts as documented", "[conve
   CHECK(c.rope_base == 1e6f);
   CHECK(c.rms_eps == 1e-6f);
   CHECK(b.output().dtype == DType::Q6_K_L);
+  CHECK(b.layers()[0].wo.dtype == DType::Q8_0_R16);
   CHECK(b.layers()[1].bk.rows == 1);
   CHECK(b.layers()[1].bk.cols == 128);
 
@@ -70,14 +72,19 @@ TEST_CASE("a qwen2 model with every tensor type converts as documented", "[conve
     if (t.ne.size() == 1) {  // vector: F32, exactly gguf-py's values
       CHECK(view->dtype == DType::F32);
       CHECK(first_bit_mismatch(std::vector<float>(view->f32(), view->f32() + view->cols), ref) == -1);
-    } else if (traits(t.type).native && !pair_differs(t.name)) {  // copied (Q4_K, Q5_K: permuted block by block)
-      CHECK(view->dtype == stored_form(t.type));
+    } else if (traits(t.type).native && !pair_differs(t.name)) {
+      // copied (Q4_K, Q5_K, ...: permuted block by block; Q8_0: its rows interleaved by 16)
+      CHECK(view->dtype == stored_form(t.type, t.rows()));
       std::vector<uint8_t> stored = raw;
-      to_stored_form(t.type, stored.data(), static_cast<int64_t>(stored.size()) / traits(t.type).block_bytes);
+      if (traits(view->dtype).row_group > 1) {
+        to_row_groups(raw.data(), t.rows(), t.cols(), stored.data());
+      } else {
+        to_stored_form(t.type, stored.data(), static_cast<int64_t>(stored.size()) / traits(t.type).block_bytes);
+      }
       CHECK(std::vector<uint8_t>(ours.begin(), ours.end()) == stored);
       // and its values are gguf-py's, bit for bit
       std::vector<float> values(ref.size());
-      traits(view->dtype).dequantize(view->data, values.data(), static_cast<int64_t>(values.size()));
+      for (int64_t r = 0; r < t.rows(); ++r) dequantize_row(view->dtype, view->data, t.cols(), r, values.data() + r * t.cols());
       CHECK(first_bit_mismatch(values, ref) == -1);
     } else {  // transcoded
       check_requantized(*view, ref);
