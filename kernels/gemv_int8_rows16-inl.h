@@ -106,6 +106,12 @@ HWY_INLINE VR QuadDot(VR acc, const QuadWeights& q, const int8_t* x4) {
 
 struct RowGroupKernel {
   static constexpr int kRowGroup = ck::kRowGroup;
+  // The VNNI kernel's stream is its own (gemv_rows.h); the sign-trick
+  // kernels, twice the vector ops a quad, read faster with the row
+  // kernels' (AVX2 on Zen 4: SmolLM2 Q8_0 tg128 127-154 t/s against
+  // 95-113 with the VNNI kernel's; docs/kernels.md, "Session 41").
+  static inline const StreamDistances& kStream =
+      HWY_TARGET == HWY_AVX3_DL ? kRowGroupStreamDistances : kStreamDistances;
 
   // The scales of vector v's rows in block column p, as floats.
   static HWY_INLINE VRF Scales(const uint8_t* p, int v) {
@@ -133,7 +139,7 @@ struct RowGroupKernel {
     }
     for (int64_t k = 0; k < nb; ++k) {
       const uint8_t* p = g + k * kRowGroupBlock;
-      StreamStep<kRowGroupBlock>(p, kRowGroupStreamDistances);
+      StreamStep<kRowGroupBlock>(p, kStream);
       const int8_t* xq[kN];
       for (int t = 0; t < kN; ++t) xq[t] = x[t].q8 + k * kQK;
       for (int v = 0; v < kGroupVectors; ++v) {

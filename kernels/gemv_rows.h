@@ -25,12 +25,12 @@ struct StreamDistances {
   int64_t l1_ahead;  // 0: none
 };
 extern const StreamDistances kStreamDistances;
-// The same for the kernels of rows interleaved by groups (Q8_0_R16), whose
-// one stream per group of rows reads 544 bytes a block: on AMD each line 2
-// KB ahead with the L2 hint (prefetcht2), which Zen 4 streamed from DRAM
-// 10-25 % faster than the row kernels' L1 prefetch 4 KB ahead (and the row
-// kernels themselves at a third of their speed: docs/kernels.md, "Session
-// 41"); on Intel as kStreamDistances (not measured there).
+// The same for the VNNI kernel of rows interleaved by groups (Q8_0_R16),
+// whose one stream per group of rows reads 544 bytes a block: on AMD each
+// line 2 KB ahead with the L2 hint (prefetcht2), which Zen 4 streamed from
+// DRAM 10-25 % faster than the row kernels' L1 prefetch 4 KB ahead (and the
+// row kernels themselves at a third of their speed: docs/kernels.md,
+// "Session 41"); on Intel as kStreamDistances (not measured there).
 extern const StreamDistances kRowGroupStreamDistances;
 
 // The activations of one GEMV call in the forms its kernels multiply,

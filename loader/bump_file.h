@@ -18,7 +18,9 @@
 
 namespace ck {
 
-// A tensor in the mapped file. Row r starts at data + r * row_bytes(traits(dtype), cols).
+// A tensor in the mapped file. Row r starts at data + r * row_bytes(traits(dtype), cols)
+// (a row-grouped dtype, Q8_0_R16: the group of rows 16g .. 16g + 15 starts
+// there for r = 16g; kernels/row_groups.h).
 struct TensorView {
   DType dtype = DType::F32;
   const void* data = nullptr;

@@ -65,6 +65,7 @@ std::vector<SlotSpec> bump_slots(const ModelConfig& c) {
     s.push_back(matrix(b + "ffn_gate_up.weight", 2 * ffn, dim, l,
                        c.fused_gate_up ? std::vector<std::string>{b + "ffn_up.weight"}
                                        : std::vector<std::string>{b + "ffn_gate.weight", b + "ffn_up.weight"}));
+    s.back().part_rows = ffn;
     s.push_back(empty(b + "ffn_gate_up.bias", 2 * ffn, l));
     s.push_back(matrix(b + "ffn_down.weight", dim, ffn, l, {b + "ffn_down.weight"}));
     s.push_back(empty(b + "ffn_down.bias", dim, l));

@@ -68,6 +68,10 @@ struct SlotSpec {
   // source_rows 0: the sources are whole.
   int64_t source_row0 = 0;
   int64_t source_rows = 0;
+  // The runtime reads the slot in parts of this many rows (ffn_gate_up:
+  // gate, then up), 0: whole. A row-grouped dtype needs whole groups in
+  // each part.
+  int64_t part_rows = 0;
 };
 
 // Per-layer slot order: the seed's 14, then (format 4) the Q/K norms and the

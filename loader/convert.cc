@@ -102,6 +102,9 @@ std::vector<SlotPlan> plan_slots(const GgufFile& g, const ModelConfig& c) {
       // A stacked matrix needs one dtype; a type without a kernel needs another.
       if (same && traits(first).native) {
         p.dtype = stored_form(first, rows_each);
+        // Rows interleaved by groups need whole groups in every part the
+        // runtime reads too (gate and up).
+        if (s.part_rows % traits(p.dtype).row_group != 0) p.dtype = first;
       } else {
         p.dtype = s.cols % traits(DType::Q8_0).block_size == 0 ? DType::Q8_0 : DType::F32;
       }

@@ -15,12 +15,25 @@ void fail(const BumpFile& f, const std::string& name, const std::string& what) {
 }
 
 // A matrix the kernels multiply by: shape (rows, cols) and a native dtype.
-void check_matrix(const BumpFile& f, const std::string& name, const TensorView& t, int64_t rows, int64_t cols) {
+// A row-grouped dtype (Q8_0_R16) needs whole groups in the matrix and in
+// each part of part_rows rows that the forward pass reads on its own.
+void check_row_groups(const BumpFile& f, const std::string& name, const TensorView& t, int64_t part_rows) {
+  const int g = traits(t.dtype).row_group;
+  if (t.rows % g != 0 || part_rows % g != 0) {
+    fail(f, name, "dtype " + std::string(traits(t.dtype).name) + " needs a multiple of " + std::to_string(g) +
+                      " rows" + (part_rows != t.rows ? " in each part" : "") + ", has " +
+                      std::to_string(part_rows != t.rows ? part_rows : t.rows));
+  }
+}
+
+void check_matrix(const BumpFile& f, const std::string& name, const TensorView& t, int64_t rows, int64_t cols,
+                  int64_t part_rows = 0) {
   if (t.rows != rows || t.cols != cols) {
     fail(f, name, "shape " + shape_str(t.rows, t.cols) + ", expected " + shape_str(rows, cols));
   }
   if (!traits(t.dtype).native) fail(f, name, "dtype " + std::string(traits(t.dtype).name) + " has no kernel");
   if (t.data == nullptr) fail(f, name, "no data");
+  check_row_groups(f, name, t, part_rows > 0 ? part_rows : rows);
 }
 
 // A vector read directly as floats.
@@ -55,6 +68,7 @@ Weights weights_from_bump(const BumpFile& f) {
                               shape_str(c.vocab_size, c.dim));
   }
   if (traits(w.token_embd.dtype).dequantize == nullptr) fail(f, "token_embd", "dtype has no dequantizer");
+  check_row_groups(f, "token_embd", w.token_embd, w.token_embd.rows);
   check_vector(f, "output_norm", w.output_norm, c.dim);
   check_matrix(f, "output", w.output, c.vocab_size, c.dim);
   check_optional(f, c.rope_freqs, "rope_freqs", w.rope_freqs, c.rope_dim / 2);
@@ -73,7 +87,7 @@ Weights weights_from_bump(const BumpFile& f) {
     check_matrix(f, p + "attn_k", L.wk, c.kv_dim(), c.dim);
     check_matrix(f, p + "attn_v", L.wv, c.kv_dim(), c.dim);
     check_matrix(f, p + "attn_output", L.wo, c.dim, c.q_dim());
-    check_matrix(f, p + "ffn_gate_up", L.w_gate_up, 2 * int64_t{c.ffn_dim}, c.dim);
+    check_matrix(f, p + "ffn_gate_up", L.w_gate_up, 2 * int64_t{c.ffn_dim}, c.dim, c.ffn_dim);
     check_matrix(f, p + "ffn_down", L.w_down, c.dim, c.ffn_dim);
     check_optional(f, c.qkv_bias, p + "attn_q.bias", L.bq, c.q_dim());
     check_optional(f, c.qkv_bias, p + "attn_k.bias", L.bk, c.kv_dim());

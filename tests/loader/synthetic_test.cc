@@ -103,5 +103,31 @@ TEST_CASE("a qwen2 model with every tensor type converts as documented", "[conve
   }
 }
 
+// Q8_0_R16 needs whole groups of 16 rows in every part the forward pass
+// reads: phi3's fused ffn_up holds gate and up, 40 rows each, so it stays
+// Q8_0, while the q, k, v parts cut from attn_qkv (64, 32, 32 rows) and the
+// other Q8_0 matrices are grouped.
+TEST_CASE("a fused gate/up whose halves are not whole groups of 16 rows stays Q8_0", "[convert][synthetic]") {
+  ScratchDir dir;
+  const auto gguf = dir.file("fused.gguf");
+  const std::string make = std::string("python3 '") + CK_SOURCE_DIR + "/tests/loader/make_fused_gguf.py' '" +
+                           gguf.string() + "'";
+  REQUIRE(std::system(make.c_str()) == 0);
+  const auto bump = dir.file("fused.bump");
+  convert_gguf_to_bump(gguf, bump);
+  const BumpFile b = BumpFile::open(bump, {.verify = true});
+  const LayerView& L = b.layers()[0];
+  CHECK(L.w_gate_up.dtype == DType::Q8_0);
+  CHECK(L.w_gate_up.rows == 80);
+  for (const TensorView* t : {&L.wq, &L.wk, &L.wv, &L.wo}) CHECK(t->dtype == DType::Q8_0_R16);
+  CHECK(b.token_embd().dtype == DType::Q8_0_R16);
+  CHECK(b.output().dtype == DType::Q8_0_R16);
+  const GgufFile g = GgufFile::open(gguf);
+  const std::span<const uint8_t> up = g.tensor_data(*g.find("blk.0.ffn_up.weight"));
+  CHECK(std::vector<uint8_t>(up.begin(), up.end()) ==
+        std::vector<uint8_t>(static_cast<const uint8_t*>(L.w_gate_up.data),
+                             static_cast<const uint8_t*>(L.w_gate_up.data) + L.w_gate_up.bytes));
+}
+
 }  // namespace
 }  // namespace ck::test
