@@ -2,8 +2,11 @@
 """Writes a small random qwen2 model with the gguf package's own writer, for
 tests/loader: every tensor type the converter must copy or transcode, q/k/v
 biases, F16 norms, gate and up of different types, an untied Q6_K output.
+With `fused`, a phi3 model instead (fused attn_qkv, gate and up in ffn_up):
+Q8_0 matrices whose row counts are multiples of 16 except the gate and up
+halves of ffn_up (40 rows each), and an F32 ffn_down (40 columns).
 
-usage: make_synthetic_gguf.py OUT.gguf
+usage: make_synthetic_gguf.py OUT.gguf [fused]
 Quantizable types go through gguf.quants.quantize; K-quants and IQ4_XS (which
 gguf-py cannot quantize) are random blocks with small fp16 scales.
 """
@@ -40,17 +43,18 @@ def tensor(rows, cols, qtype):
     return quants.quantize(x, qtype), qtype
 
 
-def main(out):
-    w = GGUFWriter(out, "qwen2")
-    w.add_name("synthetic qwen2")
+def writer(out, arch, dim, heads, kv_heads, ffn, rope_base, eps):
+    """A GGUFWriter with the model's hyper-parameters and a small vocabulary."""
+    w = GGUFWriter(out, arch)
+    w.add_name("synthetic " + arch)
     w.add_block_count(LAYERS)
     w.add_context_length(512)
-    w.add_embedding_length(DIM)
-    w.add_feed_forward_length(FFN)
-    w.add_head_count(HEADS)
-    w.add_head_count_kv(KV_HEADS)
-    w.add_rope_freq_base(1000000.0)
-    w.add_layer_norm_rms_eps(1e-6)
+    w.add_embedding_length(dim)
+    w.add_feed_forward_length(ffn)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv_heads)
+    w.add_rope_freq_base(rope_base)
+    w.add_layer_norm_rms_eps(eps)
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre("qwen2")
     w.add_token_list([f"t{i}" for i in range(VOCAB)])
@@ -58,6 +62,41 @@ def main(out):
     w.add_token_merges(["t 1", "t 2"])
     w.add_bos_token_id(1)
     w.add_eos_token_id(2)
+    return w
+
+
+def finish(w):
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def fused(out):
+    dim, heads, kv_heads, head_dim, ffn = 64, 2, 1, 32, 40
+    w = writer(out, "phi3", dim, heads, kv_heads, ffn, 10000.0, 1e-5)
+    w.add_rope_dimension_count(head_dim)
+
+    def add(name, rows, cols, qtype=T.Q8_0):
+        data, raw = tensor(rows, cols, qtype)
+        w.add_tensor(name, data, raw_dtype=raw)
+
+    add("token_embd.weight", VOCAB, dim)
+    w.add_tensor("output_norm.weight", np.ones(dim, dtype=np.float32))
+    add("output.weight", VOCAB, dim)
+    for l in range(LAYERS):
+        b = f"blk.{l}."
+        w.add_tensor(b + "attn_norm.weight", np.ones(dim, dtype=np.float32))
+        add(b + "attn_qkv.weight", (heads + 2 * kv_heads) * head_dim, dim)
+        add(b + "attn_output.weight", dim, heads * head_dim)
+        w.add_tensor(b + "ffn_norm.weight", np.ones(dim, dtype=np.float32))
+        add(b + "ffn_up.weight", 2 * ffn, dim)  # gate rows, then up rows
+        add(b + "ffn_down.weight", dim, ffn, T.F32)
+    finish(w)
+
+
+def main(out):
+    w = writer(out, "qwen2", DIM, HEADS, KV_HEADS, FFN, 1000000.0, 1e-6)
 
     def add(name, rows, cols, qtype):
         data, raw = tensor(rows, cols, qtype)
@@ -88,11 +127,8 @@ def main(out):
         add(b + "ffn_down.weight", DIM, FFN, td)
     vector("output_norm.weight", DIM, np.float16)
     add("output.weight", VOCAB, DIM, T.Q6_K)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    finish(w)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    fused(sys.argv[1]) if sys.argv[2:] == ["fused"] else main(sys.argv[1])

@@ -18,12 +18,18 @@
 namespace ck::test {
 namespace {
 
-TEST_CASE("a qwen2 model with every tensor type converts as documented", "[convert][synthetic]") {
-  ScratchDir dir;
+// A GGUF in dir written by make_synthetic_gguf.py with its arguments after the file name.
+std::filesystem::path synthetic_gguf(const ScratchDir& dir, const std::string& args = "") {
   const auto gguf = dir.file("syn.gguf");
   const std::string make = std::string("python3 '") + CK_SOURCE_DIR + "/tests/loader/make_synthetic_gguf.py' '" +
-                           gguf.string() + "'";
+                           gguf.string() + "' " + args;
   REQUIRE(std::system(make.c_str()) == 0);
+  return gguf;
+}
+
+TEST_CASE("a qwen2 model with every tensor type converts as documented", "[convert][synthetic]") {
+  ScratchDir dir;
+  const auto gguf = synthetic_gguf(dir);
   const auto bump = dir.file("syn.bump");
   const ConvertStats stats = convert_gguf_to_bump(gguf, bump);
   CHECK(stats.transcoded == 7);  // both layers' gate/up pairs and three F16 norms widened to F32
@@ -109,10 +115,7 @@ TEST_CASE("a qwen2 model with every tensor type converts as documented", "[conve
 // other Q8_0 matrices are grouped.
 TEST_CASE("a fused gate/up whose halves are not whole groups of 16 rows stays Q8_0", "[convert][synthetic]") {
   ScratchDir dir;
-  const auto gguf = dir.file("fused.gguf");
-  const std::string make = std::string("python3 '") + CK_SOURCE_DIR + "/tests/loader/make_fused_gguf.py' '" +
-                           gguf.string() + "'";
-  REQUIRE(std::system(make.c_str()) == 0);
+  const auto gguf = synthetic_gguf(dir, "fused");
   const auto bump = dir.file("fused.bump");
   convert_gguf_to_bump(gguf, bump);
   const BumpFile b = BumpFile::open(bump, {.verify = true});
