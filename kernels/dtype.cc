@@ -3,7 +3,6 @@
 
 #include <array>
 #include <limits>
-#include <vector>
 
 #include "kernels/dequantize_ref.h"
 #include "kernels/row_groups.h"
@@ -64,10 +63,7 @@ void dequantize_row(DType t, const void* W, int64_t cols, int64_t r, float* out)
     tr.dequantize(bytes + static_cast<size_t>(r) * row_bytes(tr, cols), out, cols);
     return;
   }
-  thread_local std::vector<uint8_t> row;
-  row.resize(row_bytes(tr, cols));
-  gather_row(bytes, cols, r, row.data());
-  tr.dequantize(row.data(), out, cols);
+  tr.dequantize(gathered_row(bytes, cols, r), out, cols);
 }
 
 std::optional<DType> dtype_from_code(uint8_t code) {

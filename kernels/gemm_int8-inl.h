@@ -35,7 +35,6 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/blocks.h"
 #include "kernels/dtype.h"
@@ -644,18 +643,18 @@ void BuildTileFromGroups(const DTypeTraits& tr, const uint8_t* W, size_t row_byt
                                                            0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
         const __m256i by_pair = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPairs));
         for (int j = 0; j < 8; ++j) {
-          const __m256i quads = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(column + 2 * kRowGroup + 64 * j + 32 * h));
+          const __m256i quads = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(column + kRowGroupScales + kRowGroupQuad * j + 32 * h));
           const __m256i pairs = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(quads, by_pair), 0xD8);
           auto* dst = reinterpret_cast<__m256i*>(gu + static_cast<size_t>(16 * k + 2 * j) * 4 * R);
           _mm256_storeu_si256(dst, _mm256_cvtepi8_epi16(_mm256_castsi256_si128(pairs)));
           _mm256_storeu_si256(dst + 1, _mm256_cvtepi8_epi16(_mm256_extracti128_si256(pairs, 1)));
         }
 #else
-        constexpr size_t kQuadBytes = kRowGroupBlock - 2 * kRowGroup;
+        constexpr size_t kQuadBytes = kRowGroupBlock - kRowGroupScales;
         const uint64_t flip = signed_q ? 0 : 0x8080808080808080ull;
         for (size_t i = 0; i < kQuadBytes; i += 8) {
           uint64_t quads;
-          std::memcpy(&quads, column + 2 * kRowGroup + i, 8);
+          std::memcpy(&quads, column + kRowGroupScales + i, 8);
           quads ^= flip;
           std::memcpy(gu + static_cast<size_t>(k) * kQuadBytes + i, &quads, 8);
         }
@@ -693,9 +692,6 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
   // drops their c term), as words where they multiply words.
   const uint32_t flip = signed_q ? 0x80808080u : 0u;
   const bool words = MultipliesWords(tr);
-  // A row-grouped dtype's row, gathered into its plain blocks first.
-  thread_local std::vector<uint8_t> gathered;
-  if (tr.row_group > 1) gathered.resize(row_bytes);
   for (int64_t g = 0; g < groups; ++g) {
     uint8_t* const gu = s.tile_u + static_cast<size_t>(g * cols) * R * (words ? 2 : 1);
     float* const ga = s.tile_a + static_cast<size_t>(g * nblocks) * R;
@@ -704,11 +700,8 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
       const int64_t r = r0 + g * static_cast<int64_t>(R) + static_cast<int64_t>(rr);
       uint8_t* const row_u = rows_u + rr * static_cast<size_t>(cols);
       if (r < r1) {
-        const uint8_t* row = W + static_cast<size_t>(r) * row_bytes;
-        if (tr.row_group > 1) {
-          gather_row(W, cols, r, gathered.data());
-          row = gathered.data();
-        }
+        // A row-grouped dtype's row, gathered into its plain blocks first.
+        const uint8_t* row = tr.row_group > 1 ? gathered_row(W, cols, r) : W + static_cast<size_t>(r) * row_bytes;
         tr.decode_u8(row, cols, row_u, row_a, row_c);
       } else {
         std::memset(row_u, signed_q ? 0x80 : 0, static_cast<size_t>(cols));  // zero after the flip

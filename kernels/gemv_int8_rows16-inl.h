@@ -24,8 +24,6 @@
 #define CK_KERNELS_GEMV_INT8_ROWS16_INL_H_
 #endif
 
-#include <vector>
-
 #include "kernels/row_groups.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -37,13 +35,11 @@ namespace ck::qgemv::HWY_NAMESPACE {
 // Q8_0 row kernel.
 struct RowGroupKernel {
   static constexpr int kRowGroup = ck::kRowGroup;
-  static void Rows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float* x,
+  static void Rows(const uint8_t* W, size_t, int64_t r0, int64_t r1, int64_t cols, const float* x,
                    const XSums& xs, int64_t n, float* y, int64_t y_stride) {
-    thread_local std::vector<uint8_t> row;
-    row.resize(row_bytes);
     for (int64_t r = r0; r < r1; ++r) {
-      gather_row(W, cols, r, row.data());
-      for (int64_t t = 0; t < n; ++t) DotInto<Int8Kernel<BlockQ8_0>, 1>(row.data(), cols, x, xs, t, y + r, y_stride);
+      const uint8_t* row = gathered_row(W, cols, r);
+      for (int64_t t = 0; t < n; ++t) DotInto<Int8Kernel<BlockQ8_0>, 1>(row, cols, x, xs, t, y + r, y_stride);
     }
   }
 };
@@ -125,7 +121,7 @@ struct RowGroupKernel {
   static HWY_INLINE void BlockSums(const uint8_t* p, int v, const int8_t* const* x, VR* s) {
     for (int t = 0; t < kN; ++t) s[t] = hn::Zero(DR());
     for (int j = 0; j < 8; ++j) {
-      const QuadWeights q = LoadQuad(p + 32 + 64 * j + 4 * kRowLanes * v);
+      const QuadWeights q = LoadQuad(p + kRowGroupScales + kRowGroupQuad * j + 4 * kRowLanes * v);
       for (int t = 0; t < kN; ++t) s[t] = QuadDot(s[t], q, x[t] + 4 * j);
     }
   }

@@ -1,6 +1,7 @@
 #include "kernels/row_groups.h"
 
 #include <cstring>
+#include <vector>
 
 #include "kernels/blocks.h"
 
@@ -9,7 +10,9 @@ namespace {
 
 // Where block k of row i (of its group) keeps its scale and quad j.
 size_t scale_at(int64_t k, int64_t i) { return static_cast<size_t>(k * kRowGroupBlock + 2 * i); }
-size_t quad_at(int64_t k, int64_t i, int j) { return static_cast<size_t>(k * kRowGroupBlock + 32 + 64 * j + 4 * i); }
+size_t quad_at(int64_t k, int64_t i, int j) {
+  return static_cast<size_t>(k * kRowGroupBlock + kRowGroupScales + kRowGroupQuad * j + 4 * i);
+}
 
 }  // namespace
 
@@ -36,6 +39,13 @@ void gather_row(const uint8_t* grouped, int64_t cols, int64_t r, uint8_t* out) {
     std::memcpy(b, group + scale_at(k, i), 2);
     for (int j = 0; j < 8; ++j) std::memcpy(b + 2 + 4 * j, group + quad_at(k, i, j), 4);
   }
+}
+
+const uint8_t* gathered_row(const uint8_t* grouped, int64_t cols, int64_t r) {
+  thread_local std::vector<uint8_t> row;
+  row.resize(static_cast<size_t>(cols / kQK) * sizeof(BlockQ8_0));
+  gather_row(grouped, cols, r, row.data());
+  return row.data();
 }
 
 }  // namespace ck

@@ -20,11 +20,15 @@ namespace ck {
 
 inline constexpr int kRowGroup = 16;       // rows per group
 inline constexpr int kRowGroupBlock = 544;  // bytes per group and block column
+inline constexpr int kRowGroupScales = 2 * kRowGroup;  // its scales' bytes, before the quads
+inline constexpr int kRowGroupQuad = 4 * kRowGroup;    // bytes per quad
 
 // rows (a multiple of kRowGroup) of plain Q8_0 with `cols` weights each,
 // into the grouped form at `out` (the same size; not in place).
 void to_row_groups(const uint8_t* plain, int64_t rows, int64_t cols, uint8_t* out);
 // Row r of a grouped matrix as plain Q8_0 blocks (row_bytes(Q8_0, cols) at out).
 void gather_row(const uint8_t* grouped, int64_t cols, int64_t r, uint8_t* out);
+// The same into a buffer of the calling thread's, valid until its next call.
+const uint8_t* gathered_row(const uint8_t* grouped, int64_t cols, int64_t r);
 
 }  // namespace ck
