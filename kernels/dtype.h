@@ -23,9 +23,9 @@ enum class DType : uint8_t {
   Q4_K_L = 15, Q5_K_L = 16,  // Q4_K / Q5_K with the units in the lanes (unit_lanes.h)
   Q6_K_L = 17,               // Q6_K with the sub-blocks in the lanes (unit_lanes.h)
   Q5_0_L = 18, Q5_1_L = 19,  // Q5_0 / Q5_1 with qh transposed (unit_lanes.h)
-  Q8_0_R16 = 20,             // Q8_0 with its rows interleaved in groups of 16 (row_groups.h)
+  Q8_0_R16 = 20, Q4_0_R16 = 21, Q4_1_R16 = 22,  // rows interleaved in groups of 16 (row_groups.h)
 };
-inline constexpr int kDTypeCount = 21;
+inline constexpr int kDTypeCount = 23;
 
 // ggml's type ids (GGUF tensor infos).
 enum class GgmlType : uint32_t {
@@ -68,7 +68,7 @@ struct DTypeTraits {
   // add up in int32 and meet one float scale (gemv_int8_kquant-inl.h);
   // 0 where the GEMV multiplies in fp32.
   int gemv_x_block;
-  // Rows interleaved per group (Q8_0_R16: 16; row_groups.h), 1 for the
+  // Rows interleaved per group (Q8_0_R16 and the like: 16; row_groups.h), 1 for the
   // dtypes whose rows are contiguous: a matrix has a multiple of it rows,
   // and the kernels take its rows a group at a time.
   int row_group = 1;

@@ -604,66 +604,88 @@ void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
 #endif
 }
 
-// A row-grouped dtype's tile (Q8_0_R16) straight from its stored groups,
-// where they hold whole groups of the target's: on the 512-bit targets
-// (R = 16 rows of byte quads) the group's quads as they are stored, their
-// sign flipped where the tile holds u = q + 128 (VNNI); on AVX2 (R = 8
-// rows of int16 pairs, InterleaveWords' layout) each half of a group's
-// quads regrouped into pairs and widened. a and c are decode_u8_q8_0's, d
-// and -128 d. Else (SSE4, SSSE3) rows are gathered one at a time. Gathered,
-// SmolLM2 Q8_0's prefill with 1 thread ran 2-7 % slower than from Q8_0 on
-// AVX3_DL and 5-9 % on AVX2; from the groups 2-5 % faster (docs/kernels.md,
-// "Session 41").
+// A row-grouped dtype's tile straight from its stored groups, where they
+// hold whole groups of the target's (R rows, R | 16): a block column's
+// quads are its words (Q8_0) or their low and high nibbles (Q4_0, Q4_1),
+// 16 rows x 4 bytes each as the byte tile takes them, so a group of R rows
+// is a slice of each, Q8_0's sign flipped where the tile holds u = q + 128
+// (VNNI). AVX2 multiplies Q8_0 as int16 pairs (InterleaveWords' layout):
+// each half of a group's quads regrouped into pairs and widened; SSE4 and
+// SSSE3 gather Q8_0's rows one at a time. a and c are decode_u8's: d, and
+// -128 d, -8 d or m. Gathered, SmolLM2 Q8_0's prefill with 1 thread ran
+// 2-7 % slower than from Q8_0 on AVX3_DL and 5-9 % on AVX2; from the groups
+// 2-5 % faster (docs/kernels.md, "Session 41").
 bool TakesGroupsAsStored(const DTypeTraits& tr) {
-  if (tr.row_group <= 1) return false;
-#if HWY_TARGET == HWY_AVX2
-  return tr.row_group % static_cast<int>(GroupRows()) == 0 && MultipliesWords(tr);
-#else
-  return tr.row_group == static_cast<int>(GroupRows()) && !MultipliesWords(tr);
-#endif
+  if (tr.row_group <= 1 || tr.row_group % static_cast<int>(GroupRows()) != 0) return false;
+  return HWY_TARGET == HWY_AVX2 || !MultipliesWords(tr);
 }
 
-void BuildTileFromGroups(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1,
-                         int64_t cols, bool signed_q, const Int8Scratch& s) {
+// Quad q (0..7: weights 4q .. 4q + 3) of the 16 rows of a block column, as
+// the byte tile takes it (u, or Q8_0's q where signed_q).
+void ColumnQuad(const RowGroupLayout& L, const uint8_t* column, int q, bool signed_q, uint8_t* out) {
+  const bool nibbles = L.words() == 4;
+  const uint8_t* word = column + L.word_at(nibbles ? q % 4 : q, 0);
+  for (int i = 0; i < 4 * kRowGroup; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, word + i, 8);
+    if (nibbles) {
+      w = (q < 4 ? w : w >> 4) & 0x0F0F0F0F0F0F0F0Full;
+    } else if (!signed_q) {
+      w ^= 0x8080808080808080ull;
+    }
+    std::memcpy(out + i, &w, 8);
+  }
+}
+
+void BuildTileFromGroups(const DTypeTraits& tr, const RowGroupLayout& L, const uint8_t* W, size_t row_bytes,
+                         int64_t r0, int64_t r1, int64_t cols, bool signed_q, const Int8Scratch& s) {
   const int64_t nb = cols / kQK;
   const int64_t R = static_cast<int64_t>(GroupRows()), halves = kRowGroup / R;
   const size_t weight_bytes = MultipliesWords(tr) ? 2 : 1;
   for (int64_t r = r0, g = 0; r < r1; r += kRowGroup, g += halves) {
     const uint8_t* group = W + static_cast<size_t>(r) * row_bytes;
-    for (int64_t h = 0; h < halves; ++h) {
-      uint8_t* const gu = s.tile_u + static_cast<size_t>((g + h) * cols * R) * weight_bytes;
-      float* const ga = s.tile_a + static_cast<size_t>((g + h) * nb * R);
-      float* const gc = s.tile_c + static_cast<size_t>((g + h) * nb * R);
-      for (int64_t k = 0; k < nb; ++k) {
-        const uint8_t* column = group + k * kRowGroupBlock;
+    for (int64_t k = 0; k < nb; ++k) {
+      const uint8_t* column = group + k * L.column_bytes();
+      for (int64_t h = 0; h < halves; ++h) {
+        uint8_t* const gu = s.tile_u + static_cast<size_t>((g + h) * cols * R) * weight_bytes;
+        float* const ga = s.tile_a + static_cast<size_t>((g + h) * nb * R);
+        float* const gc = s.tile_c + static_cast<size_t>((g + h) * nb * R);
 #if HWY_TARGET == HWY_AVX2
-        // Per 128 bits the first two bytes of each of four rows, then the
-        // last two; the 64-bit halves then go [rows 0-3 | 4-7] per pair.
-        alignas(32) static constexpr uint8_t kPairs[32] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
-                                                           0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
-        const __m256i by_pair = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPairs));
-        for (int j = 0; j < 8; ++j) {
-          const __m256i quads = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(column + kRowGroupScales + kRowGroupQuad * j + 32 * h));
-          const __m256i pairs = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(quads, by_pair), 0xD8);
-          auto* dst = reinterpret_cast<__m256i*>(gu + static_cast<size_t>(16 * k + 2 * j) * 4 * R);
-          _mm256_storeu_si256(dst, _mm256_cvtepi8_epi16(_mm256_castsi256_si128(pairs)));
-          _mm256_storeu_si256(dst + 1, _mm256_cvtepi8_epi16(_mm256_extracti128_si256(pairs, 1)));
-        }
-#else
-        constexpr size_t kQuadBytes = kRowGroupBlock - kRowGroupScales;
-        const uint64_t flip = signed_q ? 0 : 0x8080808080808080ull;
-        for (size_t i = 0; i < kQuadBytes; i += 8) {
-          uint64_t quads;
-          std::memcpy(&quads, column + kRowGroupScales + i, 8);
-          quads ^= flip;
-          std::memcpy(gu + static_cast<size_t>(k) * kQuadBytes + i, &quads, 8);
+        if (weight_bytes == 2) {
+          // Per 128 bits the first two bytes of each of four rows, then the
+          // last two; the 64-bit halves then go [rows 0-3 | 4-7] per pair.
+          alignas(32) static constexpr uint8_t kPairs[32] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                                             0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
+          const __m256i by_pair = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPairs));
+          for (int j = 0; j < 8; ++j) {
+            const auto* quads = reinterpret_cast<const __m256i*>(column + L.word_at(j, static_cast<int>(h * R)));
+            const __m256i pairs =
+                _mm256_permute4x64_epi64(_mm256_shuffle_epi8(_mm256_loadu_si256(quads), by_pair), 0xD8);
+            auto* dst = reinterpret_cast<__m256i*>(gu + static_cast<size_t>(16 * k + 2 * j) * 4 * R);
+            _mm256_storeu_si256(dst, _mm256_cvtepi8_epi16(_mm256_castsi256_si128(pairs)));
+            _mm256_storeu_si256(dst + 1, _mm256_cvtepi8_epi16(_mm256_extracti128_si256(pairs, 1)));
+          }
         }
 #endif
+        if (weight_bytes == 1) {
+          for (int q = 0; q < 8; ++q) {
+            uint8_t quad[4 * kRowGroup];
+            ColumnQuad(L, column, q, signed_q, quad);
+            std::memcpy(gu + static_cast<size_t>(8 * k + q) * 4 * R, quad + 4 * h * R, static_cast<size_t>(4 * R));
+          }
+        }
         for (int64_t i = 0; i < R; ++i) {
+          const int row = static_cast<int>(h * R + i);
           uint16_t d;
-          std::memcpy(&d, column + 2 * (h * R + i), 2);
+          std::memcpy(&d, column + L.field_at(0, row), 2);
           ga[k * R + i] = fp16_to_fp32(d);
-          gc[k * R + i] = -128.0f * ga[k * R + i];
+          if (std::isnan(tr.u8_offset)) {
+            uint16_t m;
+            std::memcpy(&m, column + L.field_at(1, row), 2);
+            gc[k * R + i] = fp16_to_fp32(m);
+          } else {
+            gc[k * R + i] = tr.u8_offset * ga[k * R + i];
+          }
         }
       }
     }
@@ -679,7 +701,7 @@ void BuildTileFromGroups(const DTypeTraits& tr, const uint8_t* W, size_t row_byt
 void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols,
                bool signed_q, const Int8Scratch& s) {
   if (TakesGroupsAsStored(tr) && r0 % kRowGroup == 0 && r1 % kRowGroup == 0) {
-    BuildTileFromGroups(tr, W, row_bytes, r0, r1, cols, signed_q, s);
+    BuildTileFromGroups(tr, row_group_layout(tr.dtype), W, row_bytes, r0, r1, cols, signed_q, s);
     return;
   }
   const size_t R = GroupRows();
@@ -701,7 +723,8 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
       uint8_t* const row_u = rows_u + rr * static_cast<size_t>(cols);
       if (r < r1) {
         // A row-grouped dtype's row, gathered into its plain blocks first.
-        const uint8_t* row = tr.row_group > 1 ? gathered_row(W, cols, r) : W + static_cast<size_t>(r) * row_bytes;
+        const uint8_t* row =
+            tr.row_group > 1 ? gathered_row(tr.dtype, W, cols, r) : W + static_cast<size_t>(r) * row_bytes;
         tr.decode_u8(row, cols, row_u, row_a, row_c);
       } else {
         std::memset(row_u, signed_q ? 0x80 : 0, static_cast<size_t>(cols));  // zero after the flip

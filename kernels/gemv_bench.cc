@@ -43,13 +43,13 @@ Copies make_copies(ck::DType dt, int64_t rows, int64_t cols, size_t cycle_bytes)
   c.bytes = ck::allocate_huge_pages(c.matrix_bytes * c.count);
   try {
     // The unit-lanes dtypes: their plain blocks, permuted as the converter
-    // does; Q8_0_R16: Q8_0's rows, interleaved.
+    // does; the row-grouped ones: their plain rows, interleaved.
     const ck::DType plain = ck::plain_form(dt);
     ck::quantize(plain, w.data(), c.bytes.get(), rows * cols);
     ck::to_stored_form(plain, c.bytes.get(), static_cast<int64_t>(c.matrix_bytes) / ck::traits(dt).block_bytes);
     if (ck::traits(dt).row_group > 1) {
       const std::vector<uint8_t> rows_plain(c.bytes.get(), c.bytes.get() + c.matrix_bytes);
-      ck::to_row_groups(rows_plain.data(), rows, cols, c.bytes.get());
+      ck::to_row_groups(dt, rows_plain.data(), rows, cols, c.bytes.get());
     }
   } catch (const std::runtime_error&) {
     // No quantizer for this dtype (Q2_K, Q3_K, IQ4_NL, IQ4_XS): random bytes, since
@@ -108,6 +108,10 @@ BENCHMARK_CAPTURE(BM_gemv, Q6_K, ck::DType::Q6_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q6_K_L, ck::DType::Q6_K_L, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q8_0, ck::DType::Q8_0, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q8_0_R16, ck::DType::Q8_0_R16, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q4_0, ck::DType::Q4_0, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q4_0_R16, ck::DType::Q4_0_R16, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q4_1, ck::DType::Q4_1, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q4_1_R16, ck::DType::Q4_1_R16, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q5_0, ck::DType::Q5_0, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q5_1, ck::DType::Q5_1, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q5_0_L, ck::DType::Q5_0_L, kCycleBytes)->Apply(Shapes);
@@ -141,7 +145,9 @@ BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q6_K_L, ck::DType::Q6_K_L, kHotBytes, true)
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0_R16, ck::DType::Q8_0_R16, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(HotShortRows);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0_R16, ck::DType::Q4_0_R16, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_1, ck::DType::Q4_1, kHotBytes)->Apply(HotShortRows);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q4_1_R16, ck::DType::Q4_1_R16, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0, ck::DType::Q5_0, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1, ck::DType::Q5_1, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0_L, ck::DType::Q5_0_L, kHotBytes)->Apply(HotShortRows);
@@ -188,6 +194,7 @@ BENCHMARK_CAPTURE(BM_gemm, Q6_K_L, ck::DType::Q6_K_L)->Apply(GemmShapes);
 BENCHMARK_CAPTURE(BM_gemm, Q8_0, ck::DType::Q8_0)->Apply(GemmShapesWithShortRows);
 BENCHMARK_CAPTURE(BM_gemm, Q8_0_R16, ck::DType::Q8_0_R16)->Apply(GemmShapesWithShortRows);
 BENCHMARK_CAPTURE(BM_gemm, Q4_1, ck::DType::Q4_1)->Apply(GemmShapesWithShortRows);
+BENCHMARK_CAPTURE(BM_gemm, Q4_1_R16, ck::DType::Q4_1_R16)->Apply(GemmShapesWithShortRows);
 BENCHMARK_CAPTURE(BM_gemm, Q5_0, ck::DType::Q5_0)->Apply(GemmShapesWithShortRows);
 BENCHMARK_CAPTURE(BM_gemm, Q5_0_L, ck::DType::Q5_0_L)->Apply(GemmShapesWithShortRows);
 

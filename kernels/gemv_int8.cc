@@ -1,6 +1,6 @@
-// The decode GEMV kernels of the 32-weight dtypes (gemv_int8-inl.h; Q8_0_R16:
-// gemv_int8_rows16-inl.h), one
-// set per Highway target, and their dispatch table (gemv_rows.h).
+// The decode GEMV kernels of the 32-weight dtypes (gemv_int8-inl.h; the
+// row-grouped ones: gemv_int8_rows16-inl.h), one set per Highway target, and
+// their dispatch table (gemv_rows.h).
 #include "kernels/gemv_rows.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -15,7 +15,9 @@
 #define CK_GEMV_INT8_KERNELS(ENTRY)                                                                            \
   ENTRY(Q8_0, Int8Kernel<BlockQ8_0>) ENTRY(Q4_0, Int8Kernel<BlockQ4_0>) ENTRY(Q4_1, Int8Kernel<BlockQ4_1>)     \
   ENTRY(Q5_0, Int8Kernel<BlockQ5_0>) ENTRY(Q5_1, Int8Kernel<BlockQ5_1>) ENTRY(IQ4_NL, Int8Kernel<BlockIQ4_NL>) \
-  ENTRY(Q5_0_L, Int8Kernel<BlockQ5_0L>) ENTRY(Q5_1_L, Int8Kernel<BlockQ5_1L>) ENTRY(Q8_0_R16, RowGroupKernel)
+  ENTRY(Q5_0_L, Int8Kernel<BlockQ5_0L>) ENTRY(Q5_1_L, Int8Kernel<BlockQ5_1L>)                                 \
+  ENTRY(Q8_0_R16, RowGroupKernel<BlockQ8_0>) ENTRY(Q4_0_R16, RowGroupKernel<BlockQ4_0>)                       \
+  ENTRY(Q4_1_R16, RowGroupKernel<BlockQ4_1>)
 
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {

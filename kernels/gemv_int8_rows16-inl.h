@@ -1,21 +1,24 @@
-// Per-target decode GEMV of Q8_0_R16, Q8_0 with its rows interleaved in
-// groups of 16 (row_groups.h), re-included by gemv_int8.cc once per Highway
-// target after gemv_int8-inl.h, whose machinery it uses.
+// Per-target decode GEMV of the row-grouped dtypes (row_groups.h: Q8_0_R16,
+// Q4_0_R16, Q4_1_R16, their plain dtype's rows interleaved in groups of
+// 16), re-included by gemv_int8.cc once per Highway target after
+// gemv_int8-inl.h, whose machinery it uses.
 //
 // A 32-bit lane is a row: one byte dot product of a quad vector (four
 // weights of each of its rows) with four activation bytes broadcast adds
 // four products to every row, so a block's eight quads leave each row's
 // integer sum in its own lane, and the float work (the scales' conversion,
-// d * s, the multiply-add) is one vector op per 16 (or 8, 4) rows and block.
-// The row kernel of Q8_0 reduces four blocks' lanes per row and converts
+// d * s, the multiply-adds) is one vector op per 16 (or 8, 4) rows and
+// block. The row kernels reduce four blocks' lanes per row and convert
 // their scales one row at a time; on SmolLM2's rows of 18 blocks that was
-// most of its time (docs/kernels.md, "Session 41").
+// most of their time (docs/kernels.md, "Session 41"). A word vector of
+// Q4_0 / Q4_1 holds two quads, its low and its high nibbles.
 //
 // The activations are gemv_int8-inl.h's: int8 per 32 values with the
 // spiky blocks' second pass, and per block b of row r and vector t
-//   y += d[r, b] * (s[b] * sum(q * x8) + s'[b] * sum(q * r8))
-// where VNNI multiplies q + 128 (the quads flipped by one xor) and takes
-// 128 d[r, b] * sum8[b] off, sum8 being the sum of both rounded forms.
+//   y += d[r, b] (s[b] sum(u x8) + s'[b] sum(u r8)) + c[r, b] sum8[b]
+// with sum8 the sum of both rounded forms and c the offset of u: -8 d
+// (Q4_0), m (Q4_1), and for Q8_0 -128 d where VNNI multiplies u = q + 128
+// (the quads flipped by one xor), none where the sign trick keeps q.
 
 #if defined(CK_KERNELS_GEMV_INT8_ROWS16_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CK_KERNELS_GEMV_INT8_ROWS16_INL_H_
@@ -29,17 +32,24 @@
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
 
+// The grouped dtype of the plain blocks Block.
+template <class Block>
+constexpr DType kGroupedOf = std::is_same_v<Block, BlockQ8_0>   ? DType::Q8_0_R16
+                             : std::is_same_v<Block, BlockQ4_0> ? DType::Q4_0_R16
+                                                                : DType::Q4_1_R16;
+
 #if CK_HWY_PORTABLE_TARGET
 
-// The portable target: each row gathered into plain Q8_0 blocks, then the
-// Q8_0 row kernel.
+// The portable target: each row gathered into plain blocks, then the row
+// kernel.
+template <class Block>
 struct RowGroupKernel {
   static constexpr int kRowGroup = ck::kRowGroup;
-  static void Rows(const uint8_t* W, size_t, int64_t r0, int64_t r1, int64_t cols, const float* x,
-                   const XSums& xs, int64_t n, float* y, int64_t y_stride) {
+  static void Rows(const uint8_t* W, size_t, int64_t r0, int64_t r1, int64_t cols, const float* x, const XSums& xs,
+                   int64_t n, float* y, int64_t y_stride) {
     for (int64_t r = r0; r < r1; ++r) {
-      const uint8_t* row = gathered_row(W, cols, r);
-      for (int64_t t = 0; t < n; ++t) DotInto<Int8Kernel<BlockQ8_0>, 1>(row, cols, x, xs, t, y + r, y_stride);
+      const uint8_t* row = gathered_row(kGroupedOf<Block>, W, cols, r);
+      for (int64_t t = 0; t < n; ++t) DotInto<Int8Kernel<Block>, 1>(row, cols, x, xs, t, y + r, y_stride);
     }
   }
 };
@@ -56,52 +66,78 @@ using DR = DQ;
 #endif
 using DRF = hn::Rebind<float, DR>;
 using DRB = hn::Repartition<int8_t, DR>;
+using DRU = hn::Repartition<uint8_t, DR>;
 using VR = hn::Vec<DR>;
 using VRF = hn::Vec<DRF>;
 using VRB = hn::Vec<DRB>;
+using VRU = hn::Vec<DRU>;
+using DRW = hn::Repartition<int16_t, DR>;
+using VRW = hn::Vec<DRW>;
 constexpr int kRowLanes = static_cast<int>(hn::MaxLanes(DR()));
 constexpr int kGroupVectors = kRowGroup / kRowLanes;
 
-// The quad vector's weights as the dot product takes them: q + 128 (VNNI),
-// or |q| with q kept for the sign of x.
-struct QuadWeights {
-  VRB w;
-#if HWY_TARGET != HWY_AVX3_DL
-  VRB abs;
-#endif
-};
-HWY_INLINE QuadWeights LoadQuad(const uint8_t* p) {
-  const VRB q = hn::LoadU(DRB(), reinterpret_cast<const int8_t*>(p));
 #if HWY_TARGET == HWY_AVX3_DL
-  return {hn::Xor(q, hn::Set(DRB(), -128))};
-#else
-  return {q, hn::Abs(q)};
-#endif
-}
-
-// acc + the products of the quad's weights with the four activation bytes
-// at x4, in every lane.
-HWY_INLINE VR QuadDot(VR acc, const QuadWeights& q, const int8_t* x4) {
-#if HWY_TARGET == HWY_AVX3_DL
-  // As DotU8: asm, for want of an inlinable vpdpbusd on this target; the
-  // four bytes broadcast from memory by the instruction itself.
+// acc + the products of the unsigned quad weights u with the four
+// activation bytes at x4, in every lane. As DotU8: asm, for want of an
+// inlinable vpdpbusd on this target; the four bytes broadcast from memory
+// by the instruction itself.
+HWY_INLINE VR QuadDotU(VR acc, VRU u, const int8_t* x4) {
   auto raw = acc.raw;
-  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(raw) : "v"(q.w.raw), "m"(*reinterpret_cast<const int32_t*>(x4)));
+  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(raw) : "v"(u.raw), "m"(*reinterpret_cast<const int32_t*>(x4)));
   return VR{raw};
+}
 #else
+// The four activation bytes at x4 in every lane.
+HWY_INLINE VRB BroadcastQuad(const int8_t* x4) {
   int32_t quad;
   std::memcpy(&quad, x4, 4);
-  const VRB x = hn::BitCast(DRB(), hn::Set(DR(), quad));
+  return hn::BitCast(DRB(), hn::Set(DR(), quad));
+}
+
+// The int16 pair sums of the unsigned quad weights u (u <= 15) times the
+// four activation bytes at x4.
+HWY_INLINE VRW QuadPairs(VRU u, const int8_t* x4) {
 #if HWY_TARGET <= HWY_AVX2
-  return AddQuads(acc, VB{q.abs.raw}, VBS{_mm256_sign_epi8(x.raw, q.w.raw)});
+  return VRW{_mm256_maddubs_epi16(u.raw, BroadcastQuad(x4).raw)};
 #else
-  return AddQuads(acc, VB{q.abs.raw}, VBS{_mm_sign_epi8(x.raw, q.w.raw)});
+  return VRW{_mm_maddubs_epi16(u.raw, BroadcastQuad(x4).raw)};
+#endif
+}
+
+// The int32 sums of adjacent int16 pairs.
+HWY_INLINE VR PairsToQuads(VRW pairs) {
+#if HWY_TARGET <= HWY_AVX2
+  return VR{_mm256_madd_epi16(pairs.raw, _mm256_set1_epi16(1))};
+#else
+  return VR{_mm_madd_epi16(pairs.raw, _mm_set1_epi16(1))};
+#endif
+}
+#endif
+
+// The same for signed quad weights q (Q8_0): VNNI multiplies q + 128 (one
+// xor; the caller's offset takes 128 d sum8 off), the sign trick |q| by x
+// with q's sign.
+HWY_INLINE VR QuadDotI(VR acc, VRB q, const int8_t* x4) {
+#if HWY_TARGET == HWY_AVX3_DL
+  return QuadDotU(acc, hn::BitCast(DRU(), hn::Xor(q, hn::Set(DRB(), -128))), x4);
+#else
+  const VRB x = BroadcastQuad(x4);
+#if HWY_TARGET <= HWY_AVX2
+  return AddQuads(acc, VB{hn::Abs(q).raw}, VBS{_mm256_sign_epi8(x.raw, q.raw)});
+#else
+  return AddQuads(acc, VB{hn::Abs(q).raw}, VBS{_mm_sign_epi8(x.raw, q.raw)});
 #endif
 #endif
 }
 
+template <class Block>
 struct RowGroupKernel {
+  using T = Int8BlockTraits<Block>;
+  static constexpr RowGroupLayout L = row_group_layout(kGroupedOf<Block>);
   static constexpr int kRowGroup = ck::kRowGroup;
+  // c of each block as a multiple of its d (-8, or VNNI's -128), or 1 times
+  // its m (Q4_1); 0 where Q8_0 keeps its sign.
+  static constexpr float kOffset = T::kHasMin ? 1.0f : Int8Kernel<Block>::kOffset;
   // The VNNI kernel's stream is its own (gemv_rows.h); the sign-trick
   // kernels, twice the vector ops a quad, read faster with the row
   // kernels' (AVX2 on Zen 4: SmolLM2 Q8_0 tg128 127-154 t/s against
@@ -109,42 +145,76 @@ struct RowGroupKernel {
   static inline const StreamDistances& kStream =
       HWY_TARGET == HWY_AVX3_DL ? kRowGroupStreamDistances : kStreamDistances;
 
-  // The scales of vector v's rows in block column p, as floats.
-  static HWY_INLINE VRF Scales(const uint8_t* p, int v) {
+  // Header field f (0: d, 1: m) of vector v's rows in block column p, as
+  // floats.
+  static HWY_INLINE VRF Field(const uint8_t* p, int f, int v) {
     const hn::Rebind<hwy::float16_t, DRF> dh;
-    return hn::PromoteTo(DRF(), hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p) + v * kRowLanes));
+    return hn::PromoteTo(DRF(),
+                         hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p + L.field_at(f, v * kRowLanes))));
   }
 
   // The integer sums of vector v's rows in block column p with the 32
-  // activation bytes at x[t], t < kN.
+  // activation bytes at x[t], t < kN. The nibbles' word vectors hold
+  // weights 4j .. 4j + 3 in their low nibbles and 16 + 4j .. in their high
+  // ones (the 16-bit shift's carries from the next byte masked off); the
+  // pair-sum targets add a block's int16 pair sums before widening them
+  // (at most 8 x 2 x 15 x 127 = 30480), one pmaddwd per block where a quad
+  // took one each.
   template <int kN>
   static HWY_INLINE void BlockSums(const uint8_t* p, int v, const int8_t* const* x, VR* s) {
     for (int t = 0; t < kN; ++t) s[t] = hn::Zero(DR());
-    for (int j = 0; j < 8; ++j) {
-      const QuadWeights q = LoadQuad(p + kRowGroupScales + kRowGroupQuad * j + 4 * kRowLanes * v);
-      for (int t = 0; t < kN; ++t) s[t] = QuadDot(s[t], q, x[t] + 4 * j);
+#if HWY_TARGET != HWY_AVX3_DL
+    VRW pairs[kN];
+    for (int t = 0; t < kN; ++t) pairs[t] = hn::Zero(DRW());
+#endif
+    for (int j = 0; j < L.words(); ++j) {
+      const uint8_t* word = p + L.word_at(j, v * kRowLanes);
+      if constexpr (T::kSigned) {
+        const VRB q = hn::LoadU(DRB(), reinterpret_cast<const int8_t*>(word));
+        for (int t = 0; t < kN; ++t) s[t] = QuadDotI(s[t], q, x[t] + 4 * j);
+      } else {
+        const VRU bytes = hn::LoadU(DRU(), word);
+        const VRU low = hn::And(bytes, hn::Set(DRU(), 0xF));
+        const VRU high = hn::And(hn::BitCast(DRU(), hn::ShiftRight<4>(hn::BitCast(DRW(), bytes))), hn::Set(DRU(), 0xF));
+        for (int t = 0; t < kN; ++t) {
+#if HWY_TARGET == HWY_AVX3_DL
+          s[t] = QuadDotU(QuadDotU(s[t], low, x[t] + 4 * j), high, x[t] + 16 + 4 * j);
+#else
+          pairs[t] = hn::Add(pairs[t], hn::Add(QuadPairs(low, x[t] + 4 * j), QuadPairs(high, x[t] + 16 + 4 * j)));
+#endif
+        }
+      }
     }
+#if HWY_TARGET != HWY_AVX3_DL
+    if constexpr (!T::kSigned) {
+      for (int t = 0; t < kN; ++t) s[t] = PairsToQuads(pairs[t]);
+    }
+#endif
   }
 
   // out[t][v] = the 16 rows of the group at g times vector t (kN vectors).
   template <int kN>
-  static HWY_INLINE void Group(const uint8_t* g, int64_t nb, const std::array<XSums, kN>& x, VRF (&out)[kN][kGroupVectors]) {
+  static HWY_INLINE void Group(const uint8_t* g, int64_t nb, const std::array<XSums, kN>& x,
+                               VRF (&out)[kN][kGroupVectors]) {
     VRF acc[kN][kGroupVectors], off[kN][kGroupVectors];
     for (int t = 0; t < kN; ++t) {
       for (int v = 0; v < kGroupVectors; ++v) acc[t][v] = off[t][v] = hn::Zero(DRF());
     }
     for (int64_t k = 0; k < nb; ++k) {
-      const uint8_t* p = g + k * kRowGroupBlock;
-      StreamStep<kRowGroupBlock>(p, kStream);
+      const uint8_t* p = g + k * L.column_bytes();
+      StreamStep<L.column_bytes()>(p, kStream);
       const int8_t* xq[kN];
       for (int t = 0; t < kN; ++t) xq[t] = x[t].q8 + k * kQK;
       for (int v = 0; v < kGroupVectors; ++v) {
         VR s[kN];
         BlockSums<kN>(p, v, xq, s);
-        const VRF d = Scales(p, v);
+        const VRF d = Field(p, 0, v);
         for (int t = 0; t < kN; ++t) {
           acc[t][v] = hn::MulAdd(hn::ConvertTo(DRF(), s[t]), hn::Mul(d, hn::Set(DRF(), x[t].scale8[k])), acc[t][v]);
-          if constexpr (kSignedOffset != 0.0f) off[t][v] = hn::MulAdd(d, hn::Set(DRF(), x[t].sum8[k]), off[t][v]);
+        }
+        if constexpr (kOffset != 0.0f) {
+          const VRF c = T::kHasMin ? Field(p, 1, v) : d;
+          for (int t = 0; t < kN; ++t) off[t][v] = hn::MulAdd(c, hn::Set(DRF(), x[t].sum8[k]), off[t][v]);
         }
       }
     }
@@ -156,16 +226,16 @@ struct RowGroupKernel {
         for (int64_t k = k0; k < std::min(k0 + kX8Group, nb); ++k) {
           const float rs = x[t].rscale8[k];
           if (rs == 0.0f) continue;
-          const uint8_t* p = g + k * kRowGroupBlock;
+          const uint8_t* p = g + k * L.column_bytes();
           const int8_t* r = x[t].r8 + k * kQK;
           for (int v = 0; v < kGroupVectors; ++v) {
             VR s;
             BlockSums<1>(p, v, &r, &s);
-            acc[t][v] = hn::MulAdd(hn::ConvertTo(DRF(), s), hn::Mul(Scales(p, v), hn::Set(DRF(), rs)), acc[t][v]);
+            acc[t][v] = hn::MulAdd(hn::ConvertTo(DRF(), s), hn::Mul(Field(p, 0, v), hn::Set(DRF(), rs)), acc[t][v]);
           }
         }
       }
-      for (int v = 0; v < kGroupVectors; ++v) out[t][v] = hn::MulAdd(off[t][v], hn::Set(DRF(), kSignedOffset), acc[t][v]);
+      for (int v = 0; v < kGroupVectors; ++v) out[t][v] = hn::MulAdd(off[t][v], hn::Set(DRF(), kOffset), acc[t][v]);
     }
   }
 
@@ -181,7 +251,8 @@ struct RowGroupKernel {
       VRF out[kN][kGroupVectors];
       Group<kN>(W + static_cast<size_t>(r) * row_bytes, nb, x, out);
       for (int t = 0; t < kN; ++t) {
-        for (int v = 0; v < kGroupVectors; ++v) hn::StoreU(out[t][v], DRF(), y + (t0 + t) * y_stride + r + v * kRowLanes);
+        for (int v = 0; v < kGroupVectors; ++v)
+          hn::StoreU(out[t][v], DRF(), y + (t0 + t) * y_stride + r + v * kRowLanes);
       }
     }
   }

@@ -25,7 +25,7 @@ struct StreamDistances {
   int64_t l1_ahead;  // 0: none
 };
 extern const StreamDistances kStreamDistances;
-// The same for the VNNI kernel of rows interleaved by groups (Q8_0_R16),
+// The same for the VNNI kernels of rows interleaved by groups (Q8_0_R16 etc.),
 // whose one stream per group of rows reads 544 bytes a block: on AMD each
 // line 2 KB ahead with the L2 hint (prefetcht2), which Zen 4 streamed from
 // DRAM 10-25 % faster than the row kernels' L1 prefetch 4 KB ahead (and the

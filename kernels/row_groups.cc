@@ -3,48 +3,49 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels/blocks.h"
-
 namespace ck {
 namespace {
 
-// Where block k of row i (of its group) keeps its scale and quad j.
-size_t scale_at(int64_t k, int64_t i) { return static_cast<size_t>(k * kRowGroupBlock + 2 * i); }
-size_t quad_at(int64_t k, int64_t i, int j) {
-  return static_cast<size_t>(k * kRowGroupBlock + kRowGroupScales + kRowGroupQuad * j + 4 * i);
+// Calls piece(plain_offset, column_offset, bytes) for each piece of row i's
+// block: its header fields and words, in the plain block and in the block
+// column of its group (row_groups.h).
+template <class Piece>
+void for_each_piece(const RowGroupLayout& L, int64_t i, const Piece& piece) {
+  for (int f = 0; f < L.fields(); ++f) piece(2 * f, L.field_at(f, static_cast<int>(i)), 2);
+  for (int j = 0; j < L.words(); ++j) piece(L.header_bytes + 4 * j, L.word_at(j, static_cast<int>(i)), 4);
 }
+
+size_t group_bytes(const RowGroupLayout& L, int64_t cols) { return static_cast<size_t>(cols / 32) * L.column_bytes(); }
 
 }  // namespace
 
-void to_row_groups(const uint8_t* plain, int64_t rows, int64_t cols, uint8_t* out) {
-  const int64_t nb = cols / kQK;
-  const size_t group_bytes = static_cast<size_t>(nb) * kRowGroupBlock;
+void to_row_groups(DType grouped, const uint8_t* plain, int64_t rows, int64_t cols, uint8_t* out) {
+  const RowGroupLayout L = row_group_layout(grouped);
+  const int64_t nb = cols / 32;
   for (int64_t r = 0; r < rows; ++r) {
-    uint8_t* group = out + static_cast<size_t>(r / kRowGroup) * group_bytes;
-    const int64_t i = r % kRowGroup;
+    uint8_t* group = out + static_cast<size_t>(r / kRowGroup) * group_bytes(L, cols);
     for (int64_t k = 0; k < nb; ++k) {
-      const uint8_t* b = plain + static_cast<size_t>(r * nb + k) * sizeof(BlockQ8_0);
-      std::memcpy(group + scale_at(k, i), b, 2);
-      for (int j = 0; j < 8; ++j) std::memcpy(group + quad_at(k, i, j), b + 2 + 4 * j, 4);
+      const uint8_t* b = plain + static_cast<size_t>(r * nb + k) * L.block_bytes;
+      uint8_t* column = group + static_cast<size_t>(k) * L.column_bytes();
+      for_each_piece(L, r % kRowGroup, [&](int p, int c, size_t n) { std::memcpy(column + c, b + p, n); });
     }
   }
 }
 
-void gather_row(const uint8_t* grouped, int64_t cols, int64_t r, uint8_t* out) {
-  const int64_t nb = cols / kQK;
-  const uint8_t* group = grouped + static_cast<size_t>(r / kRowGroup) * static_cast<size_t>(nb) * kRowGroupBlock;
-  const int64_t i = r % kRowGroup;
-  for (int64_t k = 0; k < nb; ++k) {
-    uint8_t* b = out + static_cast<size_t>(k) * sizeof(BlockQ8_0);
-    std::memcpy(b, group + scale_at(k, i), 2);
-    for (int j = 0; j < 8; ++j) std::memcpy(b + 2 + 4 * j, group + quad_at(k, i, j), 4);
+void gather_row(DType grouped, const uint8_t* W, int64_t cols, int64_t r, uint8_t* out) {
+  const RowGroupLayout L = row_group_layout(grouped);
+  const uint8_t* group = W + static_cast<size_t>(r / kRowGroup) * group_bytes(L, cols);
+  for (int64_t k = 0; k < cols / 32; ++k) {
+    uint8_t* b = out + static_cast<size_t>(k) * L.block_bytes;
+    const uint8_t* column = group + static_cast<size_t>(k) * L.column_bytes();
+    for_each_piece(L, r % kRowGroup, [&](int p, int c, size_t n) { std::memcpy(b + p, column + c, n); });
   }
 }
 
-const uint8_t* gathered_row(const uint8_t* grouped, int64_t cols, int64_t r) {
+const uint8_t* gathered_row(DType grouped, const uint8_t* W, int64_t cols, int64_t r) {
   thread_local std::vector<uint8_t> row;
-  row.resize(static_cast<size_t>(cols / kQK) * sizeof(BlockQ8_0));
-  gather_row(grouped, cols, r, row.data());
+  row.resize(static_cast<size_t>(cols / 32) * row_group_layout(grouped).block_bytes);
+  gather_row(grouped, W, cols, r, row.data());
   return row.data();
 }
 

@@ -1,34 +1,65 @@
-// Q8_0_R16 (bump dtype 20): a Q8_0 matrix stored with its rows interleaved
-// in groups of 16, so that each 32-bit lane of a vector is a row and one
-// byte dot product with four activation bytes broadcast adds four products
-// to 16 rows at once: no horizontal sums, and one fp16 scale conversion per
-// 16 rows and block (docs/kernels.md, "Session 41").
+// The row-grouped dtypes (bump codes 20-22: Q8_0_R16, Q4_0_R16, Q4_1_R16):
+// a matrix of a 32-weight dtype stored with its rows interleaved in groups
+// of 16, so that each 32-bit lane of a vector is a row and one byte dot
+// product with four activation bytes broadcast adds four products to 16
+// rows at once: no horizontal sums, and one fp16 conversion per 16 rows and
+// block (docs/kernels.md, "Session 41", "Session 42").
 //
 // The matrix has a multiple of 16 rows. Group g (rows 16g .. 16g + 15)
-// takes the bytes that its 16 rows take in Q8_0, [16 g rb, 16 (g + 1) rb)
-// for rb = row_bytes(Q8_0, cols), so rows are addressed as in Q8_0 at group
-// granularity. Within a group, block column k (weights 32k .. 32k + 31 of
-// every row) takes 16 x 34 = 544 bytes from 544 k:
-//   bytes 0 .. 31: the 16 rows' fp16 scales d, row i's at 2i;
-//   then 8 quads j = 0 .. 7 of 64 bytes: row i's quants 4j .. 4j + 3 at
-//   32 + 64 j + 4 i.
+// takes the bytes that its 16 rows take in the plain dtype, [16 g rb,
+// 16 (g + 1) rb) for rb its row bytes, so rows are addressed as in the
+// plain dtype at group granularity. Within a group, block column k (weights
+// 32k .. 32k + 31 of every row) takes 16 B bytes from 16 B k, B the plain
+// block's bytes, whose first H bytes (the header: d, or d and m) are 2-byte
+// fields and the rest 4-byte words:
+//   field f of row i at 32 f + 2 i (f < H / 2);
+//   then word j of row i at 16 H + 64 j + 4 i.
+// Q8_0 (H = 2): word j is quants 4j .. 4j + 3. Q4_0 (H = 2) and Q4_1
+// (H = 4, d then m): word j is qs[4j .. 4j + 3], whose low nibbles are
+// weights 4j .. 4j + 3 and high nibbles weights 16 + 4j .. 16 + 4j + 3.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/dtype.h"
+
 namespace ck {
 
-inline constexpr int kRowGroup = 16;       // rows per group
-inline constexpr int kRowGroupBlock = 544;  // bytes per group and block column
-inline constexpr int kRowGroupScales = 2 * kRowGroup;  // its scales' bytes, before the quads
-inline constexpr int kRowGroupQuad = 4 * kRowGroup;    // bytes per quad
+inline constexpr int kRowGroup = 16;  // rows per group
 
-// rows (a multiple of kRowGroup) of plain Q8_0 with `cols` weights each,
-// into the grouped form at `out` (the same size; not in place).
-void to_row_groups(const uint8_t* plain, int64_t rows, int64_t cols, uint8_t* out);
-// Row r of a grouped matrix as plain Q8_0 blocks (row_bytes(Q8_0, cols) at out).
-void gather_row(const uint8_t* grouped, int64_t cols, int64_t r, uint8_t* out);
+// Where a grouped dtype keeps what, per block column of a group.
+struct RowGroupLayout {
+  DType plain;       // the dtype of its rows
+  int block_bytes;   // B: of the plain block
+  int header_bytes;  // H: the plain block's 2-byte fields (d, m) before its
+                     // quants
+
+  constexpr int column_bytes() const { return kRowGroup * block_bytes; }
+  constexpr int fields() const { return header_bytes / 2; }
+  constexpr int words() const { return (block_bytes - header_bytes) / 4; }
+  constexpr int field_at(int f, int i) const { return 2 * kRowGroup * f + 2 * i; }
+  constexpr int word_at(int j, int i) const { return kRowGroup * header_bytes + 4 * kRowGroup * j + 4 * i; }
+};
+
+// The layout of a row-grouped dtype (traits(t).row_group > 1).
+constexpr RowGroupLayout row_group_layout(DType grouped) {
+  switch (grouped) {
+    case DType::Q4_0_R16:
+      return {DType::Q4_0, 18, 2};
+    case DType::Q4_1_R16:
+      return {DType::Q4_1, 20, 4};
+    default:
+      return {DType::Q8_0, 34, 2};
+  }
+}
+
+// rows (a multiple of kRowGroup) of the plain dtype with `cols` weights
+// each, into `grouped`'s form at `out` (the same size; not in place).
+void to_row_groups(DType grouped, const uint8_t* plain, int64_t rows, int64_t cols, uint8_t* out);
+// Row r of a matrix of `grouped` as plain blocks (the plain dtype's row bytes
+// at out).
+void gather_row(DType grouped, const uint8_t* W, int64_t cols, int64_t r, uint8_t* out);
 // The same into a buffer of the calling thread's, valid until its next call.
-const uint8_t* gathered_row(const uint8_t* grouped, int64_t cols, int64_t r);
+const uint8_t* gathered_row(DType grouped, const uint8_t* W, int64_t cols, int64_t r);
 
 }  // namespace ck

@@ -99,6 +99,8 @@ void from_unit_lanes(BlockQ6_K* blocks, int64_t n) { permute_q6<false>(blocks, n
 DType stored_form(DType t, int64_t rows) {
   switch (t) {
     case DType::Q8_0: return rows % kRowGroup == 0 ? DType::Q8_0_R16 : t;
+    case DType::Q4_0: return rows % kRowGroup == 0 ? DType::Q4_0_R16 : t;
+    case DType::Q4_1: return rows % kRowGroup == 0 ? DType::Q4_1_R16 : t;
     case DType::Q4_K: return DType::Q4_K_L;
     case DType::Q5_K: return DType::Q5_K_L;
     case DType::Q6_K: return DType::Q6_K_L;
@@ -115,7 +117,9 @@ DType plain_form(DType t) {
     case DType::Q6_K_L: return DType::Q6_K;
     case DType::Q5_0_L: return DType::Q5_0;
     case DType::Q5_1_L: return DType::Q5_1;
-    case DType::Q8_0_R16: return DType::Q8_0;
+    case DType::Q8_0_R16:
+    case DType::Q4_0_R16:
+    case DType::Q4_1_R16: return row_group_layout(t).plain;
     default: return t;
   }
 }

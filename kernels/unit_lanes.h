@@ -53,14 +53,14 @@ constexpr int q5_lanes_bit(int j) { return 8 * (j % 4) + j / 4; }
 
 // The dtype the converter stores a GGUF tensor of dtype t and `rows` rows
 // as: Q4_K -> Q4_K_L, Q5_K -> Q5_K_L, Q6_K -> Q6_K_L, Q5_0 -> Q5_0_L, Q5_1
-// -> Q5_1_L, Q8_0 -> Q8_0_R16 where rows is a multiple of 16 (row_groups.h),
-// every other as it is. Lossless.
+// -> Q5_1_L, Q8_0 -> Q8_0_R16 (Q4_0, Q4_1 -> Q4_0_R16, Q4_1_R16) where rows
+// is a multiple of 16 (row_groups.h), every other as it is. Lossless.
 DType stored_form(DType t, int64_t rows);
 // The inverse: Q4_K_L -> Q4_K, Q8_0_R16 -> Q8_0 and so on, every other as
 // it is.
 DType plain_form(DType t);
 // n blocks of dtype t into stored_form(t), in place (the unit-lanes forms,
-// block by block; to_row_groups makes Q8_0_R16).
+// block by block; to_row_groups makes the row-grouped ones).
 void to_stored_form(DType t, uint8_t* blocks, int64_t n);
 
 // n int8 activations (n a multiple of 256) into the unit-lanes order.

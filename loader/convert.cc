@@ -171,7 +171,7 @@ bool write_rows(const GgufFile& g, const SourceRows& part, DType dtype, PayloadW
     for (size_t off = 0; off < src.size(); off += step) {
       const auto from = src.subspan(off, std::min(step, src.size() - off));
       chunk.resize(from.size());
-      to_row_groups(from.data(), static_cast<int64_t>(from.size() / src_row), t.cols(), chunk.data());
+      to_row_groups(dtype, from.data(), static_cast<int64_t>(from.size() / src_row), t.cols(), chunk.data());
       out.write(chunk);
       bar.advance(chunk.size());
     }

@@ -15,7 +15,7 @@ void fail(const BumpFile& f, const std::string& name, const std::string& what) {
 }
 
 // A matrix the kernels multiply by: shape (rows, cols) and a native dtype.
-// A row-grouped dtype (Q8_0_R16) needs whole groups in the matrix and in
+// A row-grouped dtype (Q8_0_R16, Q4_1_R16, ...) needs whole groups in the matrix and in
 // each part of part_rows rows that the forward pass reads on its own.
 void check_row_groups(const BumpFile& f, const std::string& name, const TensorView& t, int64_t part_rows) {
   const int g = traits(t.dtype).row_group;

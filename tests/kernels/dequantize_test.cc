@@ -93,14 +93,14 @@ TEST_CASE("reference dequantize of random blocks is bit-exact with gguf-py", "[d
     const DTypeTraits& t = traits(static_cast<DType>(code));
     SECTION(std::string(t.name)) {
       if (t.row_group > 1) {
-        // Q8_0_R16: 16 rows of 4 of the plain dtype's blocks, interleaved
+        // A row-grouped dtype: 16 rows of 4 of the plain dtype's blocks, interleaved
         // as the converter does; each row gathered gives gguf-py's values.
         const DType plain = plain_form(t.dtype);
         const int64_t rows = t.row_group, cols = 4 * t.block_size;
         const std::vector<uint8_t>& blocks = inputs[static_cast<size_t>(plain)];
         std::vector<uint8_t> grouped(row_bytes(t, cols) * rows);
         REQUIRE(blocks.size() >= grouped.size());
-        to_row_groups(blocks.data(), rows, cols, grouped.data());
+        to_row_groups(t.dtype, blocks.data(), rows, cols, grouped.data());
         std::vector<float> ours(static_cast<size_t>(rows * cols));
         for (int64_t r = 0; r < rows; ++r) dequantize_row(t.dtype, grouped.data(), cols, r, ours.data() + r * cols);
         std::vector<float> theirs = test::read_floats(scratch.file(std::string(traits(plain).name) + ".out"));

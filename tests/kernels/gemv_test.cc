@@ -59,10 +59,10 @@ int64_t rows_of(DType dt, int64_t rows) {
 
 Matrix random_matrix(DType dt, int64_t rows, int64_t cols, std::mt19937& rng) {
   const DTypeTraits& t = traits(dt);
-  if (t.row_group > 1) {  // Q8_0_R16: plain rows, interleaved by groups
+  if (t.row_group > 1) {  // a row-grouped dtype: plain rows, interleaved by groups
     const Matrix plain = random_matrix(plain_form(dt), rows, cols, rng);
     Matrix m{dt, rows, cols, std::vector<uint8_t>(plain.bytes.size())};
-    to_row_groups(plain.bytes.data(), rows, cols, m.bytes.data());
+    to_row_groups(dt, plain.bytes.data(), rows, cols, m.bytes.data());
     return m;
   }
   if (const DType plain = plain_form(dt); plain != dt) {  // a unit-lanes dtype: its plain blocks, permuted
@@ -201,7 +201,7 @@ std::vector<int64_t> row_lengths(DType dt) {
 constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                              DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
                              DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L,
-                             DType::Q5_0_L, DType::Q5_1_L, DType::Q8_0_R16};
+                             DType::Q5_0_L, DType::Q5_1_L, DType::Q8_0_R16, DType::Q4_0_R16, DType::Q4_1_R16};
 
 // Runs `body` once per available SIMD target, forced.
 template <class F>
@@ -268,7 +268,7 @@ TEST_CASE("gemm and gemv of spiky activations keep their precision on every targ
   std::mt19937 rng(21);
   for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K,
                    DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L, DType::Q5_0_L,
-                   DType::Q5_1_L, DType::Q8_0_R16}) {
+                   DType::Q5_1_L, DType::Q8_0_R16, DType::Q4_0_R16, DType::Q4_1_R16}) {
     // A partial row group on every target; and rows of 34 and 35 blocks where
     // they are 32 weights: a partial last group of blocks, a pair or three
     // (gemv_int8-inl.h lays them out apart), which gets a spike too (every
@@ -309,7 +309,7 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
   for (DType dt : kNative) {
     const DTypeTraits& t = traits(dt);
     if (t.decode_u8 == nullptr) continue;
-    const DType plain = t.row_group > 1 ? plain_form(dt) : dt;  // Q8_0_R16: Q8_0's extremes, interleaved
+    const DType plain = plain_form(dt);  // a row-grouped dtype: its plain dtype's extremes, interleaved
     const int64_t rows = rows_of(dt, 37), cols = 512;
     Matrix m{dt, rows, cols, std::vector<uint8_t>(row_bytes(t, cols) * rows, plain == DType::Q8_0 ? 0x80 : dt == DType::IQ4_NL || dt == DType::IQ4_XS ? 0x00 : 0xFF)};
     for (size_t k = 0; k < m.bytes.size() / t.block_bytes; ++k) {
@@ -320,7 +320,7 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
     }
     if (t.row_group > 1) {
       const std::vector<uint8_t> rows_plain = m.bytes;
-      to_row_groups(rows_plain.data(), rows, cols, m.bytes.data());
+      to_row_groups(dt, rows_plain.data(), rows, cols, m.bytes.data());
     }
     std::vector<float> X(static_cast<size_t>(3 * cols));
     for (int64_t i = 0; i < cols; ++i) {
@@ -390,7 +390,8 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
   const Matrix mats[] = {random_matrix(DType::Q4_K, 301, cols, rng), random_matrix(DType::Q6_K, 37, cols, rng),
                          random_matrix(DType::Q8_0, 64, cols, rng), random_matrix(DType::Q4_1, 19, cols, rng),
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
-                         random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng)};
+                         random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng),
+                         random_matrix(DType::Q4_1_R16, 32, cols, rng)};
   const std::vector<float> x = random_vector(cols, rng);
   for_each_target([&] {
     std::vector<std::vector<float>> ys;
@@ -471,7 +472,8 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
   const Matrix mats[] = {random_matrix(DType::Q4_K, 301, cols, rng), random_matrix(DType::Q6_K, 37, cols, rng),
                          random_matrix(DType::Q8_0, 64, cols, rng), random_matrix(DType::Q4_1, 19, cols, rng),
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
-                         random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng)};
+                         random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng),
+                         random_matrix(DType::Q4_1_R16, 32, cols, rng)};
   std::vector<float> X = random_vector(n * cols, rng);
   for (int64_t t = 0; t < n; t += 2) X[t * cols + 40] = 200.0f;  // spiky blocks (16x the RMS) in some tokens
   for_each_target([&] {
@@ -505,7 +507,7 @@ TEST_CASE("gemv of real matrices (SmolLM2 Q8_0 embedding, also as Q8_0_R16, and 
   const std::vector<uint8_t> embd = test::read_bytes(scratch.file("a.raw"));
   std::vector<uint8_t> grouped(row_bytes(traits(DType::Q8_0), 576) * 768);  // the first 48 groups of 16 rows
   REQUIRE(embd.size() >= grouped.size());
-  to_row_groups(embd.data(), 768, 576, grouped.data());
+  to_row_groups(DType::Q8_0_R16, embd.data(), 768, 576, grouped.data());
   const Matrix mats[] = {{DType::Q8_0, 777, 576, embd},
                          {DType::F32, 64, 172, test::read_bytes(scratch.file("b.raw"))},
                          {DType::Q4_1, 576, 1536, test::read_bytes(scratch.file("c.raw"))},

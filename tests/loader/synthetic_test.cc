@@ -83,7 +83,7 @@ TEST_CASE("a qwen2 model with every tensor type converts as documented", "[conve
       CHECK(view->dtype == stored_form(t.type, t.rows()));
       std::vector<uint8_t> stored = raw;
       if (traits(view->dtype).row_group > 1) {
-        to_row_groups(raw.data(), t.rows(), t.cols(), stored.data());
+        to_row_groups(view->dtype, raw.data(), t.rows(), t.cols(), stored.data());
       } else {
         to_stored_form(t.type, stored.data(), static_cast<int64_t>(stored.size()) / traits(t.type).block_bytes);
       }
