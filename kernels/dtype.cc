@@ -36,6 +36,8 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::Q8_0_R16, G::None, "Q8_0_R16", 32, 34, ref::dequantize_q8_0, true, 32, 255, decode_u8_q8_0, -128.0f, true, 32, kRowGroup},
     {DType::Q4_0_R16, G::None, "Q4_0_R16", 32, 18, ref::dequantize_q4_0, true, 32, 15, decode_u8_q4_0, -8.0f, false, 32, kRowGroup},
     {DType::Q4_1_R16, G::None, "Q4_1_R16", 32, 20, ref::dequantize_q4_1, true, 32, 15, decode_u8_q4_1, kFree, false, 32, kRowGroup},
+    {DType::Q5_0_R16, G::None, "Q5_0_R16", 32, 22, ref::dequantize_q5_0l, true, 32, 31, decode_u8_q5_0l, -16.0f, false, 32, kRowGroup},
+    {DType::Q5_1_R16, G::None, "Q5_1_R16", 32, 24, ref::dequantize_q5_1l, true, 32, 31, decode_u8_q5_1l, kFree, false, 32, kRowGroup},
 }};
 
 constexpr bool table_is_indexed_by_code() {

@@ -24,8 +24,9 @@ enum class DType : uint8_t {
   Q6_K_L = 17,               // Q6_K with the sub-blocks in the lanes (unit_lanes.h)
   Q5_0_L = 18, Q5_1_L = 19,  // Q5_0 / Q5_1 with qh transposed (unit_lanes.h)
   Q8_0_R16 = 20, Q4_0_R16 = 21, Q4_1_R16 = 22,  // rows interleaved in groups of 16 (row_groups.h)
+  Q5_0_R16 = 23, Q5_1_R16 = 24,                 // rows of Q5_0_L / Q5_1_L, the same
 };
-inline constexpr int kDTypeCount = 23;
+inline constexpr int kDTypeCount = 25;
 
 // ggml's type ids (GGUF tensor infos).
 enum class GgmlType : uint32_t {

@@ -3,6 +3,7 @@
 // per-target integer kernels of gemm_int8-inl.h.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include "kernels/blocks.h"
@@ -43,17 +44,20 @@ namespace {
 // stays in L2 while every token streams past it.
 constexpr int64_t kTileBytes = 256 << 10;
 
-// Rows per tile: a whole number of the kernel's passes of groups, small
-// enough for L2 and for at least two tiles per thread where the matrix has
-// that many groups, so that the dynamic schedule can even out threads that
-// run slower (a busy core).
-int64_t tile_rows(int64_t rows, int64_t cols, qgemm::TileFormat f, int u8_block, int64_t group_rows, int threads) {
-  const int64_t pass = f.groups_per_pass;
-  const int64_t groups = (rows + group_rows - 1) / group_rows;
-  const int64_t group_bytes = group_rows * cols * (f.weight_bytes + 8 / u8_block);
-  const int64_t by_cache = std::max<int64_t>(1, kTileBytes / (pass * group_bytes));
-  const int64_t by_threads = std::max<int64_t>(1, groups / (2 * int64_t{threads} * pass));
-  return std::min(by_cache, by_threads) * pass * group_rows;
+// Rows per tile: a whole number of the kernel's passes of groups and of
+// the dtype's row groups (the tile of a row-grouped dtype is built from its
+// stored groups only where it holds whole ones: gemm_int8-inl.h,
+// BuildTile), small enough for L2 and for at least two tiles per thread
+// where the matrix has that many, so that the dynamic schedule can even out
+// threads that run slower (a busy core).
+int64_t tile_rows(int64_t rows, int64_t cols, qgemm::TileFormat f, const DTypeTraits& tr, int64_t group_rows,
+                  int threads) {
+  const int64_t unit = std::lcm(f.groups_per_pass * group_rows, int64_t{tr.row_group});
+  const int64_t units = (rows + unit - 1) / unit;
+  const int64_t unit_bytes = unit * cols * (f.weight_bytes + 8 / tr.u8_block);
+  const int64_t by_cache = std::max<int64_t>(1, kTileBytes / unit_bytes);
+  const int64_t by_threads = std::max<int64_t>(1, units / (2 * int64_t{threads}));
+  return std::min(by_cache, by_threads) * unit;
 }
 
 // One matrix of a gemm_multi call: its tiles, its folded offsets, its residual products.
@@ -93,7 +97,7 @@ void prepare(Call& c, std::span<const GemvOutput> outputs, int64_t cols, int64_t
     const DTypeTraits& tr = traits(o.dtype);
     if (tr.decode_u8 == nullptr || o.rows == 0) continue;
     const qgemm::TileFormat format = qgemm::tile_format_fn()(o.dtype);
-    const int64_t tile = tile_rows(o.rows, cols, format, tr.u8_block, group_rows, threads);
+    const int64_t tile = tile_rows(o.rows, cols, format, tr, group_rows, threads);
     c.products.push_back({&o, &tr, tile, c.n_tiles, format.weight_bytes, qgemm::fixed_offset_fn()(o.dtype), {}});
     c.n_tiles += (o.rows + tile - 1) / tile;
   }

@@ -606,8 +606,9 @@ void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
 
 // A row-grouped dtype's tile straight from its stored groups, where they
 // hold whole groups of the target's (R rows, R | 16): a block column's
-// quads are its words (Q8_0) or their low and high nibbles (Q4_0, Q4_1),
-// 16 rows x 4 bytes each as the byte tile takes them, so a group of R rows
+// quads are its words (Q8_0) or their low and high nibbles (Q4_0, Q4_1;
+// Q5_0, Q5_1 with their fifth bits from the qh word), 16 rows x 4 bytes
+// each as the byte tile takes them, so a group of R rows
 // is a slice of each, Q8_0's sign flipped where the tile holds u = q + 128
 // (VNNI). AVX2 multiplies Q8_0 as int16 pairs (InterleaveWords' layout):
 // each half of a group's quads regrouped into pairs and widened; SSE4 and
@@ -623,13 +624,18 @@ bool TakesGroupsAsStored(const DTypeTraits& tr) {
 // Quad q (0..7: weights 4q .. 4q + 3) of the 16 rows of a block column, as
 // the byte tile takes it (u, or Q8_0's q where signed_q).
 void ColumnQuad(const RowGroupLayout& L, const uint8_t* column, int q, bool signed_q, uint8_t* out) {
-  const bool nibbles = L.words() == 4;
-  const uint8_t* word = column + L.word_at(nibbles ? q % 4 : q, 0);
+  const bool nibbles = L.quant_words() == 4;
+  const uint8_t* word = column + L.quant_at(nibbles ? q % 4 : q, 0);
   for (int i = 0; i < 4 * kRowGroup; i += 8) {
     uint64_t w;
     std::memcpy(&w, word + i, 8);
     if (nibbles) {
       w = (q < 4 ? w : w >> 4) & 0x0F0F0F0F0F0F0F0Full;
+      if (L.has_high_bits()) {  // bit q of each qh byte is its weight's fifth bit
+        uint64_t h;
+        std::memcpy(&h, column + L.word_at(0, 0) + i, 8);
+        w |= (q < 4 ? h << (4 - q) : h >> (q - 4)) & 0x1010101010101010ull;
+      }
     } else if (!signed_q) {
       w ^= 0x8080808080808080ull;
     }
@@ -658,7 +664,7 @@ void BuildTileFromGroups(const DTypeTraits& tr, const RowGroupLayout& L, const u
                                                              0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
           const __m256i by_pair = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPairs));
           for (int j = 0; j < 8; ++j) {
-            const auto* quads = reinterpret_cast<const __m256i*>(column + L.word_at(j, static_cast<int>(h * R)));
+            const auto* quads = reinterpret_cast<const __m256i*>(column + L.quant_at(j, static_cast<int>(h * R)));
             const __m256i pairs =
                 _mm256_permute4x64_epi64(_mm256_shuffle_epi8(_mm256_loadu_si256(quads), by_pair), 0xD8);
             auto* dst = reinterpret_cast<__m256i*>(gu + static_cast<size_t>(16 * k + 2 * j) * 4 * R);

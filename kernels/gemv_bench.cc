@@ -17,7 +17,6 @@
 #include "kernels/gemv.h"
 #include "kernels/huge_pages.h"
 #include "kernels/quantize.h"
-#include "kernels/row_groups.h"
 #include "kernels/unit_lanes.h"
 
 namespace {
@@ -42,15 +41,10 @@ Copies make_copies(ck::DType dt, int64_t rows, int64_t cols, size_t cycle_bytes)
   c.count = std::max<size_t>(1, cycle_bytes / c.matrix_bytes + 1);
   c.bytes = ck::allocate_huge_pages(c.matrix_bytes * c.count);
   try {
-    // The unit-lanes dtypes: their plain blocks, permuted as the converter
-    // does; the row-grouped ones: their plain rows, interleaved.
-    const ck::DType plain = ck::plain_form(dt);
-    ck::quantize(plain, w.data(), c.bytes.get(), rows * cols);
-    ck::to_stored_form(plain, c.bytes.get(), static_cast<int64_t>(c.matrix_bytes) / ck::traits(dt).block_bytes);
-    if (ck::traits(dt).row_group > 1) {
-      const std::vector<uint8_t> rows_plain(c.bytes.get(), c.bytes.get() + c.matrix_bytes);
-      ck::to_row_groups(dt, rows_plain.data(), rows, cols, c.bytes.get());
-    }
+    // The unit-lanes and row-grouped dtypes: their plain blocks, permuted
+    // and interleaved as the converter does.
+    ck::quantize(ck::plain_form(dt), w.data(), c.bytes.get(), rows * cols);
+    ck::to_stored_rows(dt, c.bytes.get(), rows, cols);
   } catch (const std::runtime_error&) {
     // No quantizer for this dtype (Q2_K, Q3_K, IQ4_NL, IQ4_XS): random bytes, since
     // the integer kernels take the same time whatever the values.
@@ -115,6 +109,7 @@ BENCHMARK_CAPTURE(BM_gemv, Q4_1_R16, ck::DType::Q4_1_R16, kCycleBytes)->Apply(Sh
 BENCHMARK_CAPTURE(BM_gemv, Q5_0, ck::DType::Q5_0, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q5_1, ck::DType::Q5_1, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q5_0_L, ck::DType::Q5_0_L, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q5_0_R16, ck::DType::Q5_0_R16, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q3_K, ck::DType::Q3_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q2_K, ck::DType::Q2_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, IQ4_NL, ck::DType::IQ4_NL, kCycleBytes)->Apply(Shapes);
@@ -152,6 +147,8 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0, ck::DType::Q5_0, kHotBytes)->Apply(HotShort
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1, ck::DType::Q5_1, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0_L, ck::DType::Q5_0_L, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1_L, ck::DType::Q5_1_L, kHotBytes)->Apply(HotShortRows);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_0_R16, ck::DType::Q5_0_R16, kHotBytes)->Apply(HotShortRows);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q5_1_R16, ck::DType::Q5_1_R16, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q3_K, ck::DType::Q3_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q2_K, ck::DType::Q2_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_IQ4_NL, ck::DType::IQ4_NL, kHotBytes)->Apply(Hot);
@@ -197,6 +194,7 @@ BENCHMARK_CAPTURE(BM_gemm, Q4_1, ck::DType::Q4_1)->Apply(GemmShapesWithShortRows
 BENCHMARK_CAPTURE(BM_gemm, Q4_1_R16, ck::DType::Q4_1_R16)->Apply(GemmShapesWithShortRows);
 BENCHMARK_CAPTURE(BM_gemm, Q5_0, ck::DType::Q5_0)->Apply(GemmShapesWithShortRows);
 BENCHMARK_CAPTURE(BM_gemm, Q5_0_L, ck::DType::Q5_0_L)->Apply(GemmShapesWithShortRows);
+BENCHMARK_CAPTURE(BM_gemm, Q5_0_R16, ck::DType::Q5_0_R16)->Apply(GemmShapesWithShortRows);
 
 // Quantizer throughput (one thread), in weights per second.
 void BM_quantize(benchmark::State& state, ck::DType dt) {

@@ -17,7 +17,8 @@
   ENTRY(Q5_0, Int8Kernel<BlockQ5_0>) ENTRY(Q5_1, Int8Kernel<BlockQ5_1>) ENTRY(IQ4_NL, Int8Kernel<BlockIQ4_NL>) \
   ENTRY(Q5_0_L, Int8Kernel<BlockQ5_0L>) ENTRY(Q5_1_L, Int8Kernel<BlockQ5_1L>)                                 \
   ENTRY(Q8_0_R16, RowGroupKernel<BlockQ8_0>) ENTRY(Q4_0_R16, RowGroupKernel<BlockQ4_0>)                       \
-  ENTRY(Q4_1_R16, RowGroupKernel<BlockQ4_1>)
+  ENTRY(Q4_1_R16, RowGroupKernel<BlockQ4_1>) ENTRY(Q5_0_R16, RowGroupKernel<BlockQ5_0L>)                     \
+  ENTRY(Q5_1_R16, RowGroupKernel<BlockQ5_1L>)
 
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {

@@ -1,7 +1,7 @@
 // Per-target decode GEMV of the row-grouped dtypes (row_groups.h: Q8_0_R16,
-// Q4_0_R16, Q4_1_R16, their plain dtype's rows interleaved in groups of
-// 16), re-included by gemv_int8.cc once per Highway target after
-// gemv_int8-inl.h, whose machinery it uses.
+// Q4_0_R16, Q4_1_R16, Q5_0_R16, Q5_1_R16, their plain dtype's rows
+// interleaved in groups of 16), re-included by gemv_int8.cc once per
+// Highway target after gemv_int8-inl.h, whose machinery it uses.
 //
 // A 32-bit lane is a row: one byte dot product of a quad vector (four
 // weights of each of its rows) with four activation bytes broadcast adds
@@ -11,14 +11,16 @@
 // block. The row kernels reduce four blocks' lanes per row and convert
 // their scales one row at a time; on SmolLM2's rows of 18 blocks that was
 // most of their time (docs/kernels.md, "Session 41"). A word vector of
-// Q4_0 / Q4_1 holds two quads, its low and its high nibbles.
+// Q4_0 / Q4_1 holds two quads, its low and its high nibbles; Q5_0's and
+// Q5_1's add their fifth bits from the qh word.
 //
 // The activations are gemv_int8-inl.h's: int8 per 32 values with the
 // spiky blocks' second pass, and per block b of row r and vector t
 //   y += d[r, b] (s[b] sum(u x8) + s'[b] sum(u r8)) + c[r, b] sum8[b]
 // with sum8 the sum of both rounded forms and c the offset of u: -8 d
-// (Q4_0), m (Q4_1), and for Q8_0 -128 d where VNNI multiplies u = q + 128
-// (the quads flipped by one xor), none where the sign trick keeps q.
+// (Q4_0), -16 d (Q5_0), m (Q4_1, Q5_1), and for Q8_0 -128 d where VNNI
+// multiplies u = q + 128 (the quads flipped by one xor), none where the
+// sign trick keeps q.
 
 #if defined(CK_KERNELS_GEMV_INT8_ROWS16_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CK_KERNELS_GEMV_INT8_ROWS16_INL_H_
@@ -34,9 +36,11 @@ namespace ck::qgemv::HWY_NAMESPACE {
 
 // The grouped dtype of the plain blocks Block.
 template <class Block>
-constexpr DType kGroupedOf = std::is_same_v<Block, BlockQ8_0>   ? DType::Q8_0_R16
-                             : std::is_same_v<Block, BlockQ4_0> ? DType::Q4_0_R16
-                                                                : DType::Q4_1_R16;
+constexpr DType kGroupedOf = std::is_same_v<Block, BlockQ8_0>    ? DType::Q8_0_R16
+                             : std::is_same_v<Block, BlockQ4_0>  ? DType::Q4_0_R16
+                             : std::is_same_v<Block, BlockQ4_1>  ? DType::Q4_1_R16
+                             : std::is_same_v<Block, BlockQ5_0L> ? DType::Q5_0_R16
+                                                                 : DType::Q5_1_R16;
 
 #if CK_HWY_PORTABLE_TARGET
 
@@ -73,6 +77,7 @@ using VRB = hn::Vec<DRB>;
 using VRU = hn::Vec<DRU>;
 using DRW = hn::Repartition<int16_t, DR>;
 using VRW = hn::Vec<DRW>;
+using DRL = hn::Repartition<uint32_t, DR>;
 constexpr int kRowLanes = static_cast<int>(hn::MaxLanes(DR()));
 constexpr int kGroupVectors = kRowGroup / kRowLanes;
 
@@ -94,7 +99,7 @@ HWY_INLINE VRB BroadcastQuad(const int8_t* x4) {
   return hn::BitCast(DRB(), hn::Set(DR(), quad));
 }
 
-// The int16 pair sums of the unsigned quad weights u (u <= 15) times the
+// The int16 pair sums of the unsigned quad weights u (u <= 31) times the
 // four activation bytes at x4.
 HWY_INLINE VRW QuadPairs(VRU u, const int8_t* x4) {
 #if HWY_TARGET <= HWY_AVX2
@@ -153,13 +158,20 @@ struct RowGroupKernel {
                          hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p + L.field_at(f, v * kRowLanes))));
   }
 
+  // Words of int16 pair sums added before they are widened: a word's two
+  // quads add at most 2 x 2 x 15 x 127 = 7620 to a pair (Q4), 15748 with
+  // the fifth bit (u <= 31), so four words fit in int16, or two.
+  static constexpr int kWidenWords = L.has_high_bits() ? 2 : 4;
+
   // The integer sums of vector v's rows in block column p with the 32
   // activation bytes at x[t], t < kN. The nibbles' word vectors hold
   // weights 4j .. 4j + 3 in their low nibbles and 16 + 4j .. in their high
-  // ones (the 16-bit shift's carries from the next byte masked off); the
-  // pair-sum targets add a block's int16 pair sums before widening them
-  // (at most 8 x 2 x 15 x 127 = 30480), one pmaddwd per block where a quad
-  // took one each.
+  // ones (the 16-bit shift's carries from the next byte masked off); Q5's
+  // fifth bits are bit j (low) and 4 + j (high) of each byte of the row's
+  // qh word, one 32-bit shift each from bit 4 (the bits it moves across
+  // bytes are masked off). The pair-sum targets add int16 pair sums over
+  // kWidenWords words before widening them, one pmaddwd per block (two
+  // for Q5) where a quad took one each.
   template <int kN>
   static HWY_INLINE void BlockSums(const uint8_t* p, int v, const int8_t* const* x, VR* s) {
     for (int t = 0; t < kN; ++t) s[t] = hn::Zero(DR());
@@ -167,29 +179,36 @@ struct RowGroupKernel {
     VRW pairs[kN];
     for (int t = 0; t < kN; ++t) pairs[t] = hn::Zero(DRW());
 #endif
-    for (int j = 0; j < L.words(); ++j) {
-      const uint8_t* word = p + L.word_at(j, v * kRowLanes);
+    [[maybe_unused]] const auto qh =
+        L.has_high_bits() ? hn::LoadU(DRL(), reinterpret_cast<const uint32_t*>(p + L.word_at(0, v * kRowLanes)))
+                          : hn::Zero(DRL());
+    for (int j = 0; j < L.quant_words(); ++j) {
+      const uint8_t* word = p + L.quant_at(j, v * kRowLanes);
       if constexpr (T::kSigned) {
         const VRB q = hn::LoadU(DRB(), reinterpret_cast<const int8_t*>(word));
         for (int t = 0; t < kN; ++t) s[t] = QuadDotI(s[t], q, x[t] + 4 * j);
       } else {
         const VRU bytes = hn::LoadU(DRU(), word);
-        const VRU low = hn::And(bytes, hn::Set(DRU(), 0xF));
-        const VRU high = hn::And(hn::BitCast(DRU(), hn::ShiftRight<4>(hn::BitCast(DRW(), bytes))), hn::Set(DRU(), 0xF));
+        VRU low = hn::And(bytes, hn::Set(DRU(), 0xF));
+        VRU high = hn::And(hn::BitCast(DRU(), hn::ShiftRight<4>(hn::BitCast(DRW(), bytes))), hn::Set(DRU(), 0xF));
+        if constexpr (L.has_high_bits()) {
+          const VRU bit4 = hn::Set(DRU(), 0x10);
+          low = hn::Or(low, hn::And(hn::BitCast(DRU(), hn::ShiftLeftSame(qh, 4 - j)), bit4));
+          high = hn::Or(high, hn::And(hn::BitCast(DRU(), hn::ShiftRightSame(qh, j)), bit4));
+        }
         for (int t = 0; t < kN; ++t) {
 #if HWY_TARGET == HWY_AVX3_DL
           s[t] = QuadDotU(QuadDotU(s[t], low, x[t] + 4 * j), high, x[t] + 16 + 4 * j);
 #else
           pairs[t] = hn::Add(pairs[t], hn::Add(QuadPairs(low, x[t] + 4 * j), QuadPairs(high, x[t] + 16 + 4 * j)));
+          if ((j + 1) % kWidenWords == 0) {
+            s[t] = hn::Add(s[t], PairsToQuads(pairs[t]));
+            pairs[t] = hn::Zero(DRW());
+          }
 #endif
         }
       }
     }
-#if HWY_TARGET != HWY_AVX3_DL
-    if constexpr (!T::kSigned) {
-      for (int t = 0; t < kN; ++t) s[t] = PairsToQuads(pairs[t]);
-    }
-#endif
   }
 
   // out[t][v] = the 16 rows of the group at g times vector t (kN vectors).

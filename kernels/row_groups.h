@@ -1,9 +1,10 @@
-// The row-grouped dtypes (bump codes 20-22: Q8_0_R16, Q4_0_R16, Q4_1_R16):
+// The row-grouped dtypes (bump codes 20-24: Q8_0_R16, Q4_0_R16, Q4_1_R16,
+// Q5_0_R16, Q5_1_R16):
 // a matrix of a 32-weight dtype stored with its rows interleaved in groups
 // of 16, so that each 32-bit lane of a vector is a row and one byte dot
 // product with four activation bytes broadcast adds four products to 16
 // rows at once: no horizontal sums, and one fp16 conversion per 16 rows and
-// block (docs/kernels.md, "Session 41", "Session 42").
+// block (docs/kernels.md, "Session 41", "Session 42", "Session 43").
 //
 // The matrix has a multiple of 16 rows. Group g (rows 16g .. 16g + 15)
 // takes the bytes that its 16 rows take in the plain dtype, [16 g rb,
@@ -17,6 +18,10 @@
 // Q8_0 (H = 2): word j is quants 4j .. 4j + 3. Q4_0 (H = 2) and Q4_1
 // (H = 4, d then m): word j is qs[4j .. 4j + 3], whose low nibbles are
 // weights 4j .. 4j + 3 and high nibbles weights 16 + 4j .. 16 + 4j + 3.
+// Q5_0 (H = 2) and Q5_1 (H = 4) are rows of Q5_0_L / Q5_1_L blocks
+// (unit_lanes.h): word 0 is the transposed qh, whose byte b holds at bit q
+// the fifth bit of quad q's weight b (quads 0-3 the low nibbles, 4-7 the
+// high ones); words 1-4 are qs as Q4_0's words 0-3.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -33,12 +38,17 @@ struct RowGroupLayout {
   int block_bytes;   // B: of the plain block
   int header_bytes;  // H: the plain block's 2-byte fields (d, m) before its
                      // quants
+  int quant_word0 = 0;  // the first word of qs (1 after Q5's qh)
 
   constexpr int column_bytes() const { return kRowGroup * block_bytes; }
   constexpr int fields() const { return header_bytes / 2; }
   constexpr int words() const { return (block_bytes - header_bytes) / 4; }
   constexpr int field_at(int f, int i) const { return 2 * kRowGroup * f + 2 * i; }
   constexpr int word_at(int j, int i) const { return kRowGroup * header_bytes + 4 * kRowGroup * j + 4 * i; }
+  // Quant word j of row i (qs[4j .. 4j + 3], or Q8_0's quants 4j ..).
+  constexpr int quant_at(int j, int i) const { return word_at(quant_word0 + j, i); }
+  constexpr int quant_words() const { return words() - quant_word0; }
+  constexpr bool has_high_bits() const { return quant_word0 == 1; }
 };
 
 // The layout of a row-grouped dtype (traits(t).row_group > 1).
@@ -48,12 +58,16 @@ constexpr RowGroupLayout row_group_layout(DType grouped) {
       return {DType::Q4_0, 18, 2};
     case DType::Q4_1_R16:
       return {DType::Q4_1, 20, 4};
+    case DType::Q5_0_R16:
+      return {DType::Q5_0_L, 22, 2, 1};
+    case DType::Q5_1_R16:
+      return {DType::Q5_1_L, 24, 4, 1};
     default:
       return {DType::Q8_0, 34, 2};
   }
 }
 
-// rows (a multiple of kRowGroup) of the plain dtype with `cols` weights
+// rows (a multiple of kRowGroup) of the layout's plain dtype with `cols` weights
 // each, into `grouped`'s form at `out` (the same size; not in place).
 void to_row_groups(DType grouped, const uint8_t* plain, int64_t rows, int64_t cols, uint8_t* out);
 // Row r of a matrix of `grouped` as plain blocks (the plain dtype's row bytes

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/row_groups.h"
 
@@ -104,8 +105,8 @@ DType stored_form(DType t, int64_t rows) {
     case DType::Q4_K: return DType::Q4_K_L;
     case DType::Q5_K: return DType::Q5_K_L;
     case DType::Q6_K: return DType::Q6_K_L;
-    case DType::Q5_0: return DType::Q5_0_L;
-    case DType::Q5_1: return DType::Q5_1_L;
+    case DType::Q5_0: return rows % kRowGroup == 0 ? DType::Q5_0_R16 : DType::Q5_0_L;
+    case DType::Q5_1: return rows % kRowGroup == 0 ? DType::Q5_1_R16 : DType::Q5_1_L;
     default: return t;
   }
 }
@@ -119,7 +120,9 @@ DType plain_form(DType t) {
     case DType::Q5_1_L: return DType::Q5_1;
     case DType::Q8_0_R16:
     case DType::Q4_0_R16:
-    case DType::Q4_1_R16: return row_group_layout(t).plain;
+    case DType::Q4_1_R16:
+    case DType::Q5_0_R16:
+    case DType::Q5_1_R16: return plain_form(row_group_layout(t).plain);
     default: return t;
   }
 }
@@ -130,6 +133,17 @@ void to_stored_form(DType t, uint8_t* blocks, int64_t n) {
   if (t == DType::Q6_K) to_unit_lanes(reinterpret_cast<BlockQ6_K*>(blocks), n);
   if (t == DType::Q5_0) to_unit_lanes(reinterpret_cast<BlockQ5_0*>(blocks), n);
   if (t == DType::Q5_1) to_unit_lanes(reinterpret_cast<BlockQ5_1*>(blocks), n);
+}
+
+void to_stored_rows(DType stored, uint8_t* bytes, int64_t rows, int64_t cols) {
+  const DType plain = plain_form(stored);
+  if (plain == stored) return;
+  const DTypeTraits& t = traits(plain);
+  to_stored_form(plain, bytes, rows * (cols / t.block_size));
+  if (traits(stored).row_group > 1) {
+    const std::vector<uint8_t> blocks(bytes, bytes + row_bytes(t, cols) * static_cast<size_t>(rows));
+    to_row_groups(stored, blocks.data(), rows, cols, bytes);
+  }
 }
 
 void unit_lanes_activations(const int8_t* x, int8_t* out, int64_t n) {

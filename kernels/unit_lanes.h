@@ -52,16 +52,23 @@ void from_unit_lanes(BlockQ5_1* blocks, int64_t n);
 constexpr int q5_lanes_bit(int j) { return 8 * (j % 4) + j / 4; }
 
 // The dtype the converter stores a GGUF tensor of dtype t and `rows` rows
-// as: Q4_K -> Q4_K_L, Q5_K -> Q5_K_L, Q6_K -> Q6_K_L, Q5_0 -> Q5_0_L, Q5_1
-// -> Q5_1_L, Q8_0 -> Q8_0_R16 (Q4_0, Q4_1 -> Q4_0_R16, Q4_1_R16) where rows
-// is a multiple of 16 (row_groups.h), every other as it is. Lossless.
+// as: Q4_K -> Q4_K_L, Q5_K -> Q5_K_L, Q6_K -> Q6_K_L; Q8_0, Q4_0, Q4_1,
+// Q5_0, Q5_1 -> Q8_0_R16 etc. where rows is a multiple of 16 (row_groups.h),
+// else Q5_0 -> Q5_0_L and Q5_1 -> Q5_1_L; every other as it is. Lossless.
 DType stored_form(DType t, int64_t rows);
-// The inverse: Q4_K_L -> Q4_K, Q8_0_R16 -> Q8_0 and so on, every other as
-// it is.
+// The inverse: Q4_K_L -> Q4_K, Q8_0_R16 -> Q8_0, Q5_0_R16 -> Q5_0 and so
+// on, every other as it is.
 DType plain_form(DType t);
-// n blocks of dtype t into stored_form(t), in place (the unit-lanes forms,
-// block by block; to_row_groups makes the row-grouped ones).
+// n blocks of dtype t into their unit-lanes form, in place, block by block
+// (Q5_0 -> Q5_0_L also for Q5_0_R16, whose rows to_row_groups then
+// interleaves).
 void to_stored_form(DType t, uint8_t* blocks, int64_t n);
+
+// `rows` rows of `cols` weights of plain_form(stored), ggml's blocks, into
+// stored's form in place: each block permuted (to_stored_form), then the
+// rows interleaved by groups where stored is row-grouped (to_row_groups);
+// nothing where stored is a plain dtype.
+void to_stored_rows(DType stored, uint8_t* bytes, int64_t rows, int64_t cols);
 
 // n int8 activations (n a multiple of 256) into the unit-lanes order.
 void unit_lanes_activations(const int8_t* x, int8_t* out, int64_t n);

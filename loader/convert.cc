@@ -8,6 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <map>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -15,7 +16,6 @@
 
 #include "kernels/dtype.h"
 #include "kernels/quantize.h"
-#include "kernels/row_groups.h"
 #include "kernels/unit_lanes.h"
 #include "loader/atomic_file.h"
 #include "loader/bump_layout.h"
@@ -101,10 +101,9 @@ std::vector<SlotPlan> plan_slots(const GgufFile& g, const ModelConfig& c) {
       for (const SourceRows& src : p.sources) same = same && src.tensor->type == first;
       // A stacked matrix needs one dtype; a type without a kernel needs another.
       if (same && traits(first).native) {
-        p.dtype = stored_form(first, rows_each);
         // Rows interleaved by groups need whole groups in every part the
         // runtime reads too (gate and up).
-        if (s.part_rows % traits(p.dtype).row_group != 0) p.dtype = first;
+        p.dtype = stored_form(first, std::gcd(rows_each, s.part_rows));
       } else {
         p.dtype = s.cols % traits(DType::Q8_0).block_size == 0 ? DType::Q8_0 : DType::F32;
       }
@@ -164,25 +163,14 @@ bool write_rows(const GgufFile& g, const SourceRows& part, DType dtype, PayloadW
   const size_t src_row = row_bytes(traits(t.type), t.cols());
   const std::span<const uint8_t> src = g.tensor_data(t).subspan(part.row0 * src_row, part.bytes());
   const bool transcode = t.type != dtype && stored_form(t.type, part.rows) != dtype;
-  if (traits(dtype).row_group > 1 && !transcode) {  // the same blocks, rows interleaved by groups
+  if (t.type != dtype && !transcode) {  // the same blocks: permuted within each, rows interleaved by groups
     const size_t group = static_cast<size_t>(traits(dtype).row_group) * src_row;
     const size_t step = std::max<size_t>(1, kCopyChunk / group) * group;
     std::vector<uint8_t> chunk;
     for (size_t off = 0; off < src.size(); off += step) {
       const auto from = src.subspan(off, std::min(step, src.size() - off));
-      chunk.resize(from.size());
-      to_row_groups(dtype, from.data(), static_cast<int64_t>(from.size() / src_row), t.cols(), chunk.data());
-      out.write(chunk);
-      bar.advance(chunk.size());
-    }
-  } else if (t.type != dtype && !transcode) {  // the same blocks, permuted within each
-    std::vector<uint8_t> chunk;
-    const size_t block = static_cast<size_t>(traits(t.type).block_bytes);
-    const size_t step = kCopyChunk / block * block;
-    for (size_t off = 0; off < src.size(); off += step) {
-      const auto from = src.subspan(off, std::min(step, src.size() - off));
       chunk.assign(from.begin(), from.end());
-      to_stored_form(t.type, chunk.data(), static_cast<int64_t>(chunk.size() / block));
+      to_stored_rows(dtype, chunk.data(), static_cast<int64_t>(chunk.size() / src_row), t.cols());
       out.write(chunk);
       bar.advance(chunk.size());
     }

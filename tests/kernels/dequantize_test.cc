@@ -10,7 +10,6 @@
 
 #include "kernels/dtype.h"
 #include "kernels/quantize.h"
-#include "kernels/row_groups.h"
 #include "kernels/unit_lanes.h"
 #include "tests/kernels/oracle.h"
 
@@ -93,14 +92,14 @@ TEST_CASE("reference dequantize of random blocks is bit-exact with gguf-py", "[d
     const DTypeTraits& t = traits(static_cast<DType>(code));
     SECTION(std::string(t.name)) {
       if (t.row_group > 1) {
-        // A row-grouped dtype: 16 rows of 4 of the plain dtype's blocks, interleaved
-        // as the converter does; each row gathered gives gguf-py's values.
+        // A row-grouped dtype: 16 rows of 4 of the plain dtype's blocks, permuted
+        // and interleaved as the converter does; each row gathered gives gguf-py's values.
         const DType plain = plain_form(t.dtype);
         const int64_t rows = t.row_group, cols = 4 * t.block_size;
         const std::vector<uint8_t>& blocks = inputs[static_cast<size_t>(plain)];
-        std::vector<uint8_t> grouped(row_bytes(t, cols) * rows);
-        REQUIRE(blocks.size() >= grouped.size());
-        to_row_groups(t.dtype, blocks.data(), rows, cols, grouped.data());
+        REQUIRE(blocks.size() >= row_bytes(t, cols) * rows);
+        std::vector<uint8_t> grouped(blocks.begin(), blocks.begin() + static_cast<ptrdiff_t>(row_bytes(t, cols) * rows));
+        to_stored_rows(t.dtype, grouped.data(), rows, cols);
         std::vector<float> ours(static_cast<size_t>(rows * cols));
         for (int64_t r = 0; r < rows; ++r) dequantize_row(t.dtype, grouped.data(), cols, r, ours.data() + r * cols);
         std::vector<float> theirs = test::read_floats(scratch.file(std::string(traits(plain).name) + ".out"));

@@ -59,15 +59,9 @@ int64_t rows_of(DType dt, int64_t rows) {
 
 Matrix random_matrix(DType dt, int64_t rows, int64_t cols, std::mt19937& rng) {
   const DTypeTraits& t = traits(dt);
-  if (t.row_group > 1) {  // a row-grouped dtype: plain rows, interleaved by groups
-    const Matrix plain = random_matrix(plain_form(dt), rows, cols, rng);
-    Matrix m{dt, rows, cols, std::vector<uint8_t>(plain.bytes.size())};
-    to_row_groups(dt, plain.bytes.data(), rows, cols, m.bytes.data());
-    return m;
-  }
-  if (const DType plain = plain_form(dt); plain != dt) {  // a unit-lanes dtype: its plain blocks, permuted
+  if (const DType plain = plain_form(dt); plain != dt) {  // unit lanes, row groups: plain blocks, relaid
     Matrix m = random_matrix(plain, rows, cols, rng);
-    to_stored_form(plain, m.bytes.data(), static_cast<int64_t>(m.bytes.size()) / t.block_bytes);
+    to_stored_rows(dt, m.bytes.data(), rows, cols);
     m.dt = dt;
     return m;
   }
@@ -201,7 +195,8 @@ std::vector<int64_t> row_lengths(DType dt) {
 constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                              DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
                              DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L,
-                             DType::Q5_0_L, DType::Q5_1_L, DType::Q8_0_R16, DType::Q4_0_R16, DType::Q4_1_R16};
+                             DType::Q5_0_L, DType::Q5_1_L, DType::Q8_0_R16, DType::Q4_0_R16, DType::Q4_1_R16,
+                             DType::Q5_0_R16, DType::Q5_1_R16};
 
 // Runs `body` once per available SIMD target, forced.
 template <class F>
@@ -268,7 +263,8 @@ TEST_CASE("gemm and gemv of spiky activations keep their precision on every targ
   std::mt19937 rng(21);
   for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K,
                    DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L, DType::Q5_0_L,
-                   DType::Q5_1_L, DType::Q8_0_R16, DType::Q4_0_R16, DType::Q4_1_R16}) {
+                   DType::Q5_1_L, DType::Q8_0_R16, DType::Q4_0_R16, DType::Q4_1_R16, DType::Q5_0_R16,
+                   DType::Q5_1_R16}) {
     // A partial row group on every target; and rows of 34 and 35 blocks where
     // they are 32 weights: a partial last group of blocks, a pair or three
     // (gemv_int8-inl.h lays them out apart), which gets a spike too (every
@@ -318,10 +314,7 @@ TEST_CASE("gemm of extreme quants and full-scale activations does not overflow o
         std::memcpy(m.bytes.data() + k * t.block_bytes + off, &one, 2);
       }
     }
-    if (t.row_group > 1) {
-      const std::vector<uint8_t> rows_plain = m.bytes;
-      to_row_groups(dt, rows_plain.data(), rows, cols, m.bytes.data());
-    }
+    to_stored_rows(dt, m.bytes.data(), rows, cols);
     std::vector<float> X(static_cast<size_t>(3 * cols));
     for (int64_t i = 0; i < cols; ++i) {
       X[i] = 1.0f;                               // every product at its largest
@@ -391,7 +384,8 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
                          random_matrix(DType::Q8_0, 64, cols, rng), random_matrix(DType::Q4_1, 19, cols, rng),
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
                          random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng),
-                         random_matrix(DType::Q4_1_R16, 32, cols, rng)};
+                         random_matrix(DType::Q4_1_R16, 32, cols, rng), random_matrix(DType::Q5_0_R16, 16, cols, rng),
+                         random_matrix(DType::Q5_1_R16, 48, cols, rng)};
   const std::vector<float> x = random_vector(cols, rng);
   for_each_target([&] {
     std::vector<std::vector<float>> ys;
@@ -473,7 +467,8 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
                          random_matrix(DType::Q8_0, 64, cols, rng), random_matrix(DType::Q4_1, 19, cols, rng),
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
                          random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng),
-                         random_matrix(DType::Q4_1_R16, 32, cols, rng)};
+                         random_matrix(DType::Q4_1_R16, 32, cols, rng), random_matrix(DType::Q5_0_R16, 16, cols, rng),
+                         random_matrix(DType::Q5_1_R16, 48, cols, rng)};
   std::vector<float> X = random_vector(n * cols, rng);
   for (int64_t t = 0; t < n; t += 2) X[t * cols + 40] = 200.0f;  // spiky blocks (16x the RMS) in some tokens
   for_each_target([&] {

@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "kernels/row_groups.h"
 #include "kernels/unit_lanes.h"
 #include "loader/bump_file.h"
 #include "loader/convert.h"
@@ -79,14 +78,10 @@ TEST_CASE("a qwen2 model with every tensor type converts as documented", "[conve
       CHECK(view->dtype == DType::F32);
       CHECK(first_bit_mismatch(std::vector<float>(view->f32(), view->f32() + view->cols), ref) == -1);
     } else if (traits(t.type).native && !pair_differs(t.name)) {
-      // copied (Q4_K, Q5_K, ...: permuted block by block; Q8_0: its rows interleaved by 16)
+      // copied (Q4_K, Q5_K, ...: permuted block by block; Q8_0, Q5_0, ...: rows interleaved by 16)
       CHECK(view->dtype == stored_form(t.type, t.rows()));
       std::vector<uint8_t> stored = raw;
-      if (traits(view->dtype).row_group > 1) {
-        to_row_groups(view->dtype, raw.data(), t.rows(), t.cols(), stored.data());
-      } else {
-        to_stored_form(t.type, stored.data(), static_cast<int64_t>(stored.size()) / traits(t.type).block_bytes);
-      }
+      to_stored_rows(view->dtype, stored.data(), t.rows(), t.cols());
       CHECK(std::vector<uint8_t>(ours.begin(), ours.end()) == stored);
       // and its values are gguf-py's, bit for bit
       std::vector<float> values(ref.size());
