@@ -34,8 +34,13 @@ namespace {
 // more than the bound apart: an error within the bound may swap a closer
 // pair. smollm2_chat is such a near tie ("The" 25.325 vs "L" 25.243, where
 // llama.cpp itself continues with "L'Étoile"), so its prefill may differ.
+// Until session 44 smollm2_fox stored positions 0 and 14 only, where every
+// path stays within 0.2-0.8 of the reference, and kTolQuant was 1.0; over
+// all 15 positions the middle ones are the hard ones: 0.20-1.50 for prefill
+// and decode on AVX3_DL, AVX2 and SSE4 (worst: AVX2 decode at position 3),
+// so the bound is 2.0, still a third of what one wrong op does.
 constexpr float kTolF32Model = 1e-4f;
-constexpr float kTolQuant = 1.0f;
+constexpr float kTolQuant = 2.0f;
 // Decode (gemv, one token at a time) and prefill (gemm, batches) round the
 // activations alike, but a difference of 1e-6 between their summation
 // orders flips an int8 rounding here and there, which moves later layers by
@@ -44,8 +49,9 @@ constexpr float kTolQuant = 1.0f;
 // of smollm2_fox: 0.94 while decode rounded to int16, then 1.21-1.31, and
 // 1.56 once decode added the spiky blocks' second term at the end of each
 // row (session 15; the RMS over the vocabulary up to 0.71 at one position,
-// a shift of the whole logit vector rather than one outlier); F32 models
-// 7e-6.
+// a shift of the whole logit vector rather than one outlier); 1.10-1.40 on
+// AVX3_DL and SSE4 and 2.13 on AVX2 since Q4_1_R16 (session 44, which
+// failed CI on Zen 3 against the earlier bound of 2.0); F32 models 7e-6.
 constexpr float kTolDecodePrefillF32 = 5e-4f;
 constexpr float kTolDecodePrefillQuant = 2 * kTolQuant;
 // The greedy test runs with the default f16 cache, which moves the logits
