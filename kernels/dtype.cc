@@ -38,6 +38,7 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::Q4_1_R16, G::None, "Q4_1_R16", 32, 20, ref::dequantize_q4_1, true, 32, 15, decode_u8_q4_1, kFree, false, 32, kRowGroup},
     {DType::Q5_0_R16, G::None, "Q5_0_R16", 32, 22, ref::dequantize_q5_0l, true, 32, 31, decode_u8_q5_0l, -16.0f, false, 32, kRowGroup},
     {DType::Q5_1_R16, G::None, "Q5_1_R16", 32, 24, ref::dequantize_q5_1l, true, 32, 31, decode_u8_q5_1l, kFree, false, 32, kRowGroup},
+    {DType::Q4_K_R16, G::None, "Q4_K_R16", 256, 144, ref::dequantize_q4_k, true, 32, 15, decode_u8_q4_k, kFree, false, 256, kRowGroup},
 }};
 
 constexpr bool table_is_indexed_by_code() {

@@ -616,6 +616,9 @@ void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
 // -128 d, -8 d or m. Gathered, SmolLM2 Q8_0's prefill with 1 thread ran
 // 2-7 % slower than from Q8_0 on AVX3_DL and 5-9 % on AVX2; from the groups
 // 2-5 % faster (docs/kernels.md, "Session 41").
+// Q4_K_R16 likewise (BuildTileFromSuperBlocks): gathered into ggml's
+// blocks, the 1.1B-shaped Q4_K_M file's prefill with 2 threads ran 8 %
+// slower than from Q4_K_L on Zen 4 ("Session 46").
 bool TakesGroupsAsStored(const DTypeTraits& tr) {
   if (tr.row_group <= 1 || tr.row_group % static_cast<int>(GroupRows()) != 0) return false;
   return HWY_TARGET == HWY_AVX2 || !MultipliesWords(tr);
@@ -698,6 +701,55 @@ void BuildTileFromGroups(const DTypeTraits& tr, const RowGroupLayout& L, const u
   }
 }
 
+// Q4_K_R16's tile from its groups: word 8c + i of a row holds weights
+// 64c + 4i .. + 3 in its low nibbles and 64c + 32 + 4i .. in its high ones
+// (row_groups.h), so each word's 16 rows are two of the byte tile's quads
+// of 16 rows (quads 16c + i and 16c + 8 + i of the super-block); a and c
+// are decode_u8_q4_k's per sub-block, d sc and -dmin m.
+void BuildTileFromSuperBlocks(const RowGroupLayout& L, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1,
+                              int64_t cols, const Int8Scratch& s) {
+  const int64_t nb = cols / kQK_K, sub_blocks = cols / kQK;
+  const int64_t R = static_cast<int64_t>(GroupRows()), halves = kRowGroup / R;
+  for (int64_t r = r0, g = 0; r < r1; r += kRowGroup, g += halves) {
+    const uint8_t* group = W + static_cast<size_t>(r) * row_bytes;
+    for (int64_t k = 0; k < nb; ++k) {
+      const uint8_t* column = group + k * L.column_bytes();
+      for (int64_t h = 0; h < halves; ++h) {
+        uint8_t* const gu = s.tile_u + static_cast<size_t>((g + h) * cols * R) + static_cast<size_t>(k * kQK_K * R);
+        float* const ga = s.tile_a + static_cast<size_t>((g + h) * sub_blocks * R);
+        float* const gc = s.tile_c + static_cast<size_t>((g + h) * sub_blocks * R);
+        for (int j = 0; j < L.quant_words(); ++j) {
+          const uint8_t* word = column + L.quant_at(j, static_cast<int>(h * R));
+          uint8_t* const low = gu + static_cast<size_t>(16 * (j / 8) + j % 8) * 4 * R;
+          uint8_t* const high = low + static_cast<size_t>(8 * 4 * R);
+          for (int64_t b = 0; b < 4 * R; b += 4) {  // a row's word at a time: R may be 1
+            uint32_t w;
+            std::memcpy(&w, word + b, 4);
+            const uint32_t lo = w & 0x0F0F0F0Fu, hi = (w >> 4) & 0x0F0F0F0Fu;
+            std::memcpy(low + b, &lo, 4);
+            std::memcpy(high + b, &hi, 4);
+          }
+        }
+        for (int64_t i = 0; i < R; ++i) {
+          const int row = static_cast<int>(h * R + i);
+          uint16_t dh, mh;
+          std::memcpy(&dh, column + L.field_at(0, row), 2);
+          std::memcpy(&mh, column + L.field_at(1, row), 2);
+          const float d = fp16_to_fp32(dh), dmin = fp16_to_fp32(mh);
+          uint8_t scales[12];
+          for (int w = 0; w < 3; ++w) std::memcpy(scales + 4 * w, column + L.word_at(w, row), 4);
+          for (int j = 0; j < kQK_K / kQK; ++j) {
+            uint8_t sc, m;
+            k_scale_min(j, scales, &sc, &m);
+            ga[(8 * k + j) * R + i] = d * static_cast<float>(sc);
+            gc[(8 * k + j) * R + i] = -dmin * static_cast<float>(m);
+          }
+        }
+      }
+    }
+  }
+}
+
 // Decodes rows [r0, r1) into the interleaved tile (rows past r1 up to the
 // group size are zero), a group's R rows into s.row_u first. The scratch
 // pointers are held in locals: the byte stores may alias anything, and
@@ -707,7 +759,12 @@ void BuildTileFromGroups(const DTypeTraits& tr, const RowGroupLayout& L, const u
 void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols,
                bool signed_q, const Int8Scratch& s) {
   if (TakesGroupsAsStored(tr) && r0 % kRowGroup == 0 && r1 % kRowGroup == 0) {
-    BuildTileFromGroups(tr, row_group_layout(tr.dtype), W, row_bytes, r0, r1, cols, signed_q, s);
+    const RowGroupLayout L = row_group_layout(tr.dtype);
+    if (L.block_weights == kQK_K) {
+      BuildTileFromSuperBlocks(L, W, row_bytes, r0, r1, cols, s);
+    } else {
+      BuildTileFromGroups(tr, L, W, row_bytes, r0, r1, cols, signed_q, s);
+    }
     return;
   }
   const size_t R = GroupRows();

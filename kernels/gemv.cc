@@ -53,6 +53,8 @@ namespace qgemv {
 const StreamDistances kStreamDistances =
     prefetch_hints_all_fill_l1() ? StreamDistances{0, 4096} : StreamDistances{3072, 1024};
 const StreamDistances kRowGroupStreamDistances = prefetch_hints_all_fill_l1() ? StreamDistances{2048, 0} : kStreamDistances;
+const StreamDistances kSuperBlockGroupStreamDistances =
+    prefetch_hints_all_fill_l1() ? StreamDistances{6144, 0} : StreamDistances{6144, 3072};
 
 CK_DEFINE_GEMV_ROWS_FN(gemv_float_rows_fn, CK_GEMV_FLOAT_KERNELS)
 #define CK_EXPORT_GEMM(name, K) HWY_EXPORT(GemmRows##name);

@@ -1,7 +1,9 @@
 // Per-target decode GEMV of the row-grouped dtypes (row_groups.h: Q8_0_R16,
 // Q4_0_R16, Q4_1_R16, Q5_0_R16, Q5_1_R16, their plain dtype's rows
 // interleaved in groups of 16), re-included by gemv_int8.cc once per
-// Highway target after gemv_int8-inl.h, whose machinery it uses.
+// Highway target after gemv_int8-inl.h, whose machinery it uses; and by
+// gemv_kquant.cc for its vectors of rows (Q4_K_R16:
+// gemv_int8_kquant_rows16-inl.h) and the portable target's kernel.
 //
 // A 32-bit lane is a row: one byte dot product of a quad vector (four
 // weights of each of its rows) with four activation bytes broadcast adds
@@ -40,7 +42,8 @@ constexpr DType kGroupedOf = std::is_same_v<Block, BlockQ8_0>    ? DType::Q8_0_R
                              : std::is_same_v<Block, BlockQ4_0>  ? DType::Q4_0_R16
                              : std::is_same_v<Block, BlockQ4_1>  ? DType::Q4_1_R16
                              : std::is_same_v<Block, BlockQ5_0L> ? DType::Q5_0_R16
-                                                                 : DType::Q5_1_R16;
+                             : std::is_same_v<Block, BlockQ5_1L> ? DType::Q5_1_R16
+                                                                 : DType::Q4_K_R16;
 
 #if CK_HWY_PORTABLE_TARGET
 
@@ -135,6 +138,12 @@ HWY_INLINE VR QuadDotI(VR acc, VRB q, const int8_t* x4) {
 #endif
 }
 
+// The kRowLanes halves at p (a header field of a vector's rows) as floats.
+HWY_INLINE VRF GroupHalves(const uint8_t* p) {
+  const hn::Rebind<hwy::float16_t, DRF> dh;
+  return hn::PromoteTo(DRF(), hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+}
+
 template <class Block>
 struct RowGroupKernel {
   using T = Int8BlockTraits<Block>;
@@ -152,11 +161,7 @@ struct RowGroupKernel {
 
   // Header field f (0: d, 1: m) of vector v's rows in block column p, as
   // floats.
-  static HWY_INLINE VRF Field(const uint8_t* p, int f, int v) {
-    const hn::Rebind<hwy::float16_t, DRF> dh;
-    return hn::PromoteTo(DRF(),
-                         hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p + L.field_at(f, v * kRowLanes))));
-  }
+  static HWY_INLINE VRF Field(const uint8_t* p, int f, int v) { return GroupHalves(p + L.field_at(f, v * kRowLanes)); }
 
   // Words of int16 pair sums added before they are widened: a word's two
   // quads add at most 2 x 2 x 15 x 127 = 7620 to a pair (Q4), 15748 with

@@ -32,6 +32,12 @@ extern const StreamDistances kStreamDistances;
 // row kernels themselves at a third of their speed: docs/kernels.md,
 // "Session 41"); on Intel as kStreamDistances (not measured there).
 extern const StreamDistances kRowGroupStreamDistances;
+// The same for Q4_K_R16, whose group reads 2304 bytes a super-block: 2 KB
+// ahead is less than one step, and Zen 4 streamed a 5632 x 2048 matrix at
+// 12 GB/s so, 21-23 GB/s with each line 6 KB ahead into L2 (Q4_K_L: 19.5;
+// AVX2 target 17-18, Q4_K_L 16-21; docs/kernels.md, "Session 46"). On Intel
+// the same L2 distance and each line a step ahead into L1, not measured.
+extern const StreamDistances kSuperBlockGroupStreamDistances;
 
 // The activations of one GEMV call in the forms its kernels multiply,
 // computed once per call; null where no matrix of the call needs them.

@@ -15,13 +15,15 @@ void for_each_piece(const RowGroupLayout& L, int64_t i, const Piece& piece) {
   for (int j = 0; j < L.words(); ++j) piece(L.header_bytes + 4 * j, L.word_at(j, static_cast<int>(i)), 4);
 }
 
-size_t group_bytes(const RowGroupLayout& L, int64_t cols) { return static_cast<size_t>(cols / 32) * L.column_bytes(); }
+size_t group_bytes(const RowGroupLayout& L, int64_t cols) {
+  return static_cast<size_t>(cols / L.block_weights) * L.column_bytes();
+}
 
 }  // namespace
 
 void to_row_groups(DType grouped, const uint8_t* plain, int64_t rows, int64_t cols, uint8_t* out) {
   const RowGroupLayout L = row_group_layout(grouped);
-  const int64_t nb = cols / 32;
+  const int64_t nb = cols / L.block_weights;
   for (int64_t r = 0; r < rows; ++r) {
     uint8_t* group = out + static_cast<size_t>(r / kRowGroup) * group_bytes(L, cols);
     for (int64_t k = 0; k < nb; ++k) {
@@ -35,7 +37,7 @@ void to_row_groups(DType grouped, const uint8_t* plain, int64_t rows, int64_t co
 void gather_row(DType grouped, const uint8_t* W, int64_t cols, int64_t r, uint8_t* out) {
   const RowGroupLayout L = row_group_layout(grouped);
   const uint8_t* group = W + static_cast<size_t>(r / kRowGroup) * group_bytes(L, cols);
-  for (int64_t k = 0; k < cols / 32; ++k) {
+  for (int64_t k = 0; k < cols / L.block_weights; ++k) {
     uint8_t* b = out + static_cast<size_t>(k) * L.block_bytes;
     const uint8_t* column = group + static_cast<size_t>(k) * L.column_bytes();
     for_each_piece(L, r % kRowGroup, [&](int p, int c, size_t n) { std::memcpy(b + p, column + c, n); });
@@ -44,7 +46,8 @@ void gather_row(DType grouped, const uint8_t* W, int64_t cols, int64_t r, uint8_
 
 const uint8_t* gathered_row(DType grouped, const uint8_t* W, int64_t cols, int64_t r) {
   thread_local std::vector<uint8_t> row;
-  row.resize(static_cast<size_t>(cols / 32) * row_group_layout(grouped).block_bytes);
+  const RowGroupLayout L = row_group_layout(grouped);
+  row.resize(static_cast<size_t>(cols / L.block_weights) * L.block_bytes);
   gather_row(grouped, W, cols, r, row.data());
   return row.data();
 }

@@ -1,10 +1,11 @@
-// The row-grouped dtypes (bump codes 20-24: Q8_0_R16, Q4_0_R16, Q4_1_R16,
-// Q5_0_R16, Q5_1_R16):
-// a matrix of a 32-weight dtype stored with its rows interleaved in groups
-// of 16, so that each 32-bit lane of a vector is a row and one byte dot
-// product with four activation bytes broadcast adds four products to 16
+// The row-grouped dtypes (bump codes 20-25: Q8_0_R16, Q4_0_R16, Q4_1_R16,
+// Q5_0_R16, Q5_1_R16, Q4_K_R16):
+// a matrix of a block-quantized dtype stored with its rows interleaved in
+// groups of 16, so that each 32-bit lane of a vector is a row and one byte
+// dot product with four activation bytes broadcast adds four products to 16
 // rows at once: no horizontal sums, and one fp16 conversion per 16 rows and
-// block (docs/kernels.md, "Session 41", "Session 42", "Session 43").
+// block (docs/kernels.md, "Session 41", "Session 42", "Session 43",
+// "Session 45").
 //
 // The matrix has a multiple of 16 rows. Group g (rows 16g .. 16g + 15)
 // takes the bytes that its 16 rows take in the plain dtype, [16 g rb,
@@ -22,6 +23,10 @@
 // (unit_lanes.h): word 0 is the transposed qh, whose byte b holds at bit q
 // the fifth bit of quad q's weight b (quads 0-3 the low nibbles, 4-7 the
 // high ones); words 1-4 are qs as Q4_0's words 0-3.
+// Q4_K (H = 4, d then dmin; N = 256) keeps ggml's block: words 0-2 are its
+// 12 packed scale bytes, words 3-34 qs, word 3 + j being qs[4j .. 4j + 3],
+// whose low nibbles are weights 64c + 4i .. + 3 (sub-block 2c) and high
+// nibbles 64c + 32 + 4i .. (sub-block 2c + 1), j = 8c + i.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -38,7 +43,8 @@ struct RowGroupLayout {
   int block_bytes;   // B: of the plain block
   int header_bytes;  // H: the plain block's 2-byte fields (d, m) before its
                      // quants
-  int quant_word0 = 0;  // the first word of qs (1 after Q5's qh)
+  int quant_word0 = 0;  // the first word of qs (1 after Q5's qh, 3 after Q4_K's scales)
+  int block_weights = 32;  // N
 
   constexpr int column_bytes() const { return kRowGroup * block_bytes; }
   constexpr int fields() const { return header_bytes / 2; }
@@ -48,7 +54,8 @@ struct RowGroupLayout {
   // Quant word j of row i (qs[4j .. 4j + 3], or Q8_0's quants 4j ..).
   constexpr int quant_at(int j, int i) const { return word_at(quant_word0 + j, i); }
   constexpr int quant_words() const { return words() - quant_word0; }
-  constexpr bool has_high_bits() const { return quant_word0 == 1; }
+  // Q5's transposed qh in word 0.
+  constexpr bool has_high_bits() const { return plain == DType::Q5_0_L || plain == DType::Q5_1_L; }
 };
 
 // The layout of a row-grouped dtype (traits(t).row_group > 1).
@@ -62,6 +69,8 @@ constexpr RowGroupLayout row_group_layout(DType grouped) {
       return {DType::Q5_0_L, 22, 2, 1};
     case DType::Q5_1_R16:
       return {DType::Q5_1_L, 24, 4, 1};
+    case DType::Q4_K_R16:
+      return {DType::Q4_K, 144, 4, 3, 256};
     default:
       return {DType::Q8_0, 34, 2};
   }

@@ -80,7 +80,7 @@ std::vector<int> half_fields(DType dt) {
   switch (dt) {
     case DType::Q4_0: case DType::Q5_0: case DType::Q8_0: case DType::IQ4_NL: case DType::IQ4_XS:
     case DType::Q5_0_L: return {0};
-    case DType::Q4_1: case DType::Q5_1: case DType::Q4_K: case DType::Q5_K: case DType::Q4_K_L:
+    case DType::Q4_1: case DType::Q5_1: case DType::Q4_K: case DType::Q5_K: case DType::Q4_K_L: case DType::Q4_K_R16:
     case DType::Q5_K_L: case DType::Q5_1_L: return {0, 2};
     case DType::Q2_K: return {80, 82};
     case DType::Q3_K: return {108};

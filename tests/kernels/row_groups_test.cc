@@ -14,18 +14,20 @@
 namespace ck {
 
 TEST_CASE(
-    "row groups: every byte of Q8_0, Q4_0, Q4_1, Q5_0 and Q5_1 lands where "
+    "row groups: every byte of Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and Q4_K lands where "
     "the layout says, and every row comes back",
     "[row_groups]") {
   struct Form {
     DType grouped;
     int block_bytes, header_bytes;  // B and H as row_groups.h describes them
+    int block_weights = kQK;        // N
   };
   for (const Form f : {Form{DType::Q8_0_R16, 34, 2}, Form{DType::Q4_0_R16, 18, 2}, Form{DType::Q4_1_R16, 20, 4},
-                       Form{DType::Q5_0_R16, 22, 2}, Form{DType::Q5_1_R16, 24, 4}}) {
+                       Form{DType::Q5_0_R16, 22, 2}, Form{DType::Q5_1_R16, 24, 4},
+                       Form{DType::Q4_K_R16, 144, 4, kQK_K}}) {
     INFO(traits(f.grouped).name);
     std::mt19937 rng(8);
-    const int64_t rows = 48, cols = 5 * kQK, nb = cols / kQK;
+    const int64_t rows = 48, cols = 5 * f.block_weights, nb = 5;
     const size_t rb = row_bytes(traits(f.grouped), cols);
     REQUIRE(rb == static_cast<size_t>(nb * f.block_bytes));
     std::vector<uint8_t> plain(rb * rows), grouped(plain.size());

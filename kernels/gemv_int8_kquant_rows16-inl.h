@@ -1,0 +1,289 @@
+// Per-target decode GEMV of Q4_K_R16 (row_groups.h: Q4_K's rows, ggml's
+// blocks, interleaved in groups of 16), re-included by gemv_kquant.cc once
+// per Highway target after gemv_int8_rows16-inl.h, whose vectors of rows it
+// uses; the portable target gathers rows (RowGroupKernel there).
+//
+// Why: the unit-lanes kernel (Q4_K_L) spends about 52 vector ops a row and
+// super-block, 22 of them on the scales, minimums and d of that one row,
+// which left it near the read bandwidth in cache (docs/kernels.md, "Session
+// 30"). With a row in each 32-bit lane those costs are shared by 16 (or 8,
+// 4) rows: a sub-block's byte products add up in its rows' lanes, one
+// multiply by the lanes' 6-bit scales takes them to the super-block's int32
+// sum, and d, dmin and the conversions are a vector op each per super-block
+// ("Session 45").
+//
+// Per super-block k of row r and vector t (x ~ q8k * s per 256 values):
+//   y += s (d[r, k] sum_j sc_j sum(u q) - dmin[r, k] sum_j m_j bsum_j)
+// with bsum_j the integer sum of q over sub-block j (XSums::bsum16_8k, two
+// per sub-block), both sums in int32; a spiky super-block adds the same
+// with its rounding error r8k, s' and rbsum16_8k.
+
+#if defined(CK_KERNELS_GEMV_INT8_KQUANT_ROWS16_INL_H_) ==                      \
+    defined(HWY_TARGET_TOGGLE)
+#ifdef CK_KERNELS_GEMV_INT8_KQUANT_ROWS16_INL_H_
+#undef CK_KERNELS_GEMV_INT8_KQUANT_ROWS16_INL_H_
+#else
+#define CK_KERNELS_GEMV_INT8_KQUANT_ROWS16_INL_H_
+#endif
+
+#if !CK_HWY_PORTABLE_TARGET
+HWY_BEFORE_NAMESPACE();
+namespace ck::qgemv::HWY_NAMESPACE {
+
+// The int32 sums of adjacent int16 products a * b in each lane (pmaddwd).
+HWY_INLINE VR RowPairProducts(VRW a, VRW b) {
+#if HWY_TARGET == HWY_AVX3_DL
+  return VR{_mm512_madd_epi16(a.raw, b.raw)};
+#elif HWY_TARGET <= HWY_AVX2
+  return VR{_mm256_madd_epi16(a.raw, b.raw)};
+#else
+  return VR{_mm_madd_epi16(a.raw, b.raw)};
+#endif
+}
+
+template <> struct RowGroupKernel<BlockQ4_K> {
+  static constexpr RowGroupLayout L = row_group_layout(DType::Q4_K_R16);
+  static constexpr int kRowGroup = ck::kRowGroup;
+  static constexpr int kSubBlocks = kQK_K / kQK;
+  static inline const StreamDistances &kStream =
+      kSuperBlockGroupStreamDistances;
+
+  // pshufb indices that take byte kByte of each 32-bit lane to its low byte
+  // (VNNI: the int32 multiplier of a sub-block's sums) or to both of its
+  // int16 halves (the pair-sum targets: pmaddwd's), zeros elsewhere.
+  template <int kByte> static HWY_INLINE VRB ScaleIndex() {
+    alignas(64) static constexpr auto kIndex = [] {
+      std::array<int8_t, 64> idx{};
+      for (int i = 0; i < 64; i += 4) {
+        const auto at = static_cast<int8_t>(i % 16 + kByte);
+        idx[i] = at;
+        idx[i + 1] = idx[i + 3] = -128;
+        idx[i + 2] = HWY_TARGET == HWY_AVX3_DL ? int8_t{-128} : at;
+      }
+      return idx;
+    }();
+    return hn::Load(DRB(), kIndex.data());
+  }
+  // Sub-block j's scale (kMin 0) or minimum (1) in each row's lane, from
+  // the four vectors of a block column's unpacked 6-bit fields.
+  template <int kJ> static HWY_INLINE VRW ScaleOf(const VR *fields) {
+    const VRB bytes = hn::BitCast(DRB(), fields[kJ / 4]);
+    return hn::BitCast(DRW(),
+                       hn::TableLookupBytesOr0(bytes, ScaleIndex<kJ % 4>()));
+  }
+
+  // ggml's 12 scale bytes of vector v's rows (words 0-2 of their block) as
+  // sc 0-3, sc 4-7, m 0-3, m 4-7, four bytes a lane each.
+  static HWY_INLINE void UnpackScales(const uint8_t *p, int v, VR *sc, VR *m) {
+    const auto word = [&](int j) {
+      return hn::LoadU(DR(), reinterpret_cast<const int32_t *>(
+                                 p + L.word_at(j, v * kRowLanes)));
+    };
+    const VR u0 = word(0), u1 = word(1), u2 = word(2);
+    const VR low6 = hn::Set(DR(), 0x3F3F3F3F), low4 = hn::Set(DR(), 0x0F0F0F0F),
+             top2 = hn::Set(DR(), 0x30303030);
+    sc[0] = hn::And(u0, low6);
+    m[0] = hn::And(u1, low6);
+    sc[1] = hn::Or(hn::And(u2, low4), hn::And(hn::ShiftRight<2>(u0), top2));
+    m[1] = hn::Or(hn::And(hn::ShiftRight<4>(u2), low4),
+                  hn::And(hn::ShiftRight<2>(u1), top2));
+  }
+
+  // The integer sums of vector v's rows in block column p with the kN
+  // activation sets x[t] (256 bytes each): sums[t] = sum_j sc_j sum(u x),
+  // mins[t] = sum_j m_j bsum_j, bsum_pairs[t][i] holding bsum_i and
+  // bsum_(i+2) of sub-blocks i, i + 2 (i = 0, 1, 4, 5) as int16 halves.
+  template <int kN>
+  static HWY_INLINE void
+  SuperBlockSums(const uint8_t *p, int v, const int8_t *const *x,
+                 const int32_t (*bsum_pairs)[4], VR *sums, VR *mins) {
+    VR sc[2], m[2];
+    UnpackScales(p, v, sc, m);
+    for (int t = 0; t < kN; ++t)
+      sums[t] = hn::Zero(DR());
+    SubBlockPairs<0, kN>(p, v, x, sc, sums);
+    // (m0, m2), (m1, m3), (m4, m6), (m5, m7) as int16 pairs of each lane.
+    const VR low16 = hn::Set(DR(), 0x00FF00FF);
+    const VRW mp[4] = {
+        hn::BitCast(DRW(), hn::And(m[0], low16)),
+        hn::BitCast(DRW(), hn::And(hn::ShiftRight<8>(m[0]), low16)),
+        hn::BitCast(DRW(), hn::And(m[1], low16)),
+        hn::BitCast(DRW(), hn::And(hn::ShiftRight<8>(m[1]), low16))};
+    for (int t = 0; t < kN; ++t) {
+      VR s = RowPairProducts(
+          mp[0], hn::BitCast(DRW(), hn::Set(DR(), bsum_pairs[t][0])));
+      for (int i = 1; i < 4; ++i)
+        s = hn::Add(
+            s, RowPairProducts(
+                   mp[i], hn::BitCast(DRW(), hn::Set(DR(), bsum_pairs[t][i]))));
+      mins[t] = s;
+    }
+  }
+
+  // Sub-blocks 2c and 2c + 1 and on (the low and high nibbles of qs words
+  // 8c .. 8c + 7), added to sums[t] with their scales. A recursion of
+  // inlined functions, so that the scale shuffles take constant indices.
+  template <int kC, int kN>
+  static HWY_INLINE void SubBlockPairs(const uint8_t *p, int v,
+                                       const int8_t *const *x, const VR *sc,
+                                       VR *sums) {
+    if constexpr (kC < kSubBlocks / 2) {
+#if HWY_TARGET == HWY_AVX3_DL
+      VR low_sums[kN], high_sums[kN];
+      for (int t = 0; t < kN; ++t)
+        low_sums[t] = high_sums[t] = hn::Zero(DR());
+#else
+      // A pair adds at most 2 x 15 x 128 and a sub-block 8 of them: int16.
+      VRW low_sums[kN], high_sums[kN];
+      for (int t = 0; t < kN; ++t)
+        low_sums[t] = high_sums[t] = hn::Zero(DRW());
+#endif
+      for (int i = 0; i < 8; ++i) {
+        const VRU bytes =
+            hn::LoadU(DRU(), p + L.quant_at(8 * kC + i, v * kRowLanes));
+        const VRU low = hn::And(bytes, hn::Set(DRU(), 0xF));
+        const VRU high = hn::And(
+            hn::BitCast(DRU(), hn::ShiftRight<4>(hn::BitCast(DRW(), bytes))),
+            hn::Set(DRU(), 0xF));
+        for (int t = 0; t < kN; ++t) {
+          const int8_t *xc = x[t] + 64 * kC + 4 * i;
+#if HWY_TARGET == HWY_AVX3_DL
+          low_sums[t] = QuadDotU(low_sums[t], low, xc);
+          high_sums[t] = QuadDotU(high_sums[t], high, xc + 32);
+#else
+          low_sums[t] = hn::Add(low_sums[t], QuadPairs(low, xc));
+          high_sums[t] = hn::Add(high_sums[t], QuadPairs(high, xc + 32));
+#endif
+        }
+      }
+      const VRW sc_low = ScaleOf<2 * kC>(sc), sc_high = ScaleOf<2 * kC + 1>(sc);
+      for (int t = 0; t < kN; ++t) {
+#if HWY_TARGET == HWY_AVX3_DL
+        sums[t] =
+            hn::Add(sums[t],
+                    hn::Add(hn::Mul(low_sums[t], hn::BitCast(DR(), sc_low)),
+                            hn::Mul(high_sums[t], hn::BitCast(DR(), sc_high))));
+#else
+        sums[t] =
+            hn::Add(sums[t], hn::Add(RowPairProducts(low_sums[t], sc_low),
+                                     RowPairProducts(high_sums[t], sc_high)));
+#endif
+      }
+      SubBlockPairs<kC + 1, kN>(p, v, x, sc, sums);
+    }
+  }
+
+  // bsum_pairs of one activation set's super-block from its 16 sums per 16
+  // values (XSums::bsum16_8k's order: sub-block j's at j and 8 + j).
+  static HWY_INLINE void BsumPairs(const int16_t *b16, int32_t *out) {
+    int32_t b[kSubBlocks];
+    for (int j = 0; j < kSubBlocks; ++j)
+      b[j] = int32_t{b16[j]} + b16[8 + j];
+    for (int i = 0; i < 4; ++i) {
+      const int j = i % 2 + 4 * (i / 2);
+      out[i] = static_cast<int32_t>((static_cast<uint32_t>(b[j + 2]) << 16) |
+                                    (static_cast<uint32_t>(b[j]) & 0xFFFF));
+    }
+  }
+
+  // acc[t][v] += scale[t] (d (sums with x[t]) - dmin (mins)) for the kN
+  // activation sets x[t] of block column p.
+  template <int kN>
+  static HWY_INLINE void
+  AddBlockColumn(const uint8_t *p, const int8_t *const *x,
+                 const int32_t (*bsum_pairs)[4], const float *scale,
+                 VRF (*acc)[kGroupVectors]) {
+    for (int v = 0; v < kGroupVectors; ++v) {
+      VR sums[kN], mins[kN];
+      SuperBlockSums<kN>(p, v, x, bsum_pairs, sums, mins);
+      const VRF d = GroupHalves(p + L.field_at(0, v * kRowLanes));
+      const VRF dmin = GroupHalves(p + L.field_at(1, v * kRowLanes));
+      for (int t = 0; t < kN; ++t) {
+        const VRF s = hn::Set(DRF(), scale[t]);
+        acc[t][v] =
+            hn::MulAdd(hn::ConvertTo(DRF(), sums[t]), hn::Mul(d, s), acc[t][v]);
+        acc[t][v] = hn::NegMulAdd(hn::ConvertTo(DRF(), mins[t]),
+                                  hn::Mul(dmin, s), acc[t][v]);
+      }
+    }
+  }
+
+  // out[t][v] = the 16 rows of the group at g times vector t (kN vectors).
+  template <int kN>
+  static HWY_INLINE void Group(const uint8_t *g, int64_t nb,
+                               const std::array<XSums, kN> &x,
+                               VRF (&out)[kN][kGroupVectors]) {
+    for (int t = 0; t < kN; ++t) {
+      for (int v = 0; v < kGroupVectors; ++v)
+        out[t][v] = hn::Zero(DRF());
+    }
+    for (int64_t k = 0; k < nb; ++k) {
+      const uint8_t *p = g + k * L.column_bytes();
+      StreamStep<L.column_bytes()>(p, kStream);
+      const int8_t *xq[kN];
+      int32_t bsum_pairs[kN][4];
+      float scale[kN];
+      for (int t = 0; t < kN; ++t) {
+        xq[t] = x[t].q8k + k * kQK_K;
+        BsumPairs(x[t].bsum16_8k + 16 * k, bsum_pairs[t]);
+        scale[t] = x[t].scale8k[k];
+      }
+      AddBlockColumn<kN>(p, xq, bsum_pairs, scale, out);
+    }
+    // The spiky super-blocks' rounding errors, in a loop of their own as in
+    // the 32-weight groups.
+    for (int t = 0; t < kN; ++t) {
+      for (int64_t k = 0; k < nb; ++k) {
+        const float rs = x[t].rscale8k[k];
+        if (rs == 0.0f)
+          continue;
+        const int8_t *r = x[t].r8k + k * kQK_K;
+        int32_t bsum_pairs[1][4];
+        BsumPairs(x[t].rbsum16_8k + 16 * k, bsum_pairs[0]);
+        AddBlockColumn<1>(g + k * L.column_bytes(), &r, bsum_pairs, &rs,
+                          &out[t]);
+      }
+    }
+  }
+
+  // Y[t * y_stride + r] for the groups of rows [r0, r1) (multiples of 16)
+  // and kN vectors from vector t0.
+  template <int kN>
+  static HWY_INLINE void Groups(const uint8_t *W, size_t row_bytes, int64_t r0,
+                                int64_t r1, int64_t cols, const XSums &xs,
+                                int64_t t0, float *y, int64_t y_stride) {
+    std::array<XSums, kN> x;
+    for (int t = 0; t < kN; ++t)
+      x[t] = VectorOf(xs, cols, t0 + t);
+    for (int64_t r = r0; r < r1; r += kRowGroup) {
+      VRF out[kN][kGroupVectors];
+      Group<kN>(W + static_cast<size_t>(r) * row_bytes, cols / kQK_K, x, out);
+      for (int t = 0; t < kN; ++t) {
+        for (int v = 0; v < kGroupVectors; ++v)
+          hn::StoreU(out[t][v], DRF(),
+                     y + (t0 + t) * y_stride + r + v * kRowLanes);
+      }
+    }
+  }
+
+  static void Rows(const uint8_t *W, size_t row_bytes, int64_t r0, int64_t r1,
+                   int64_t cols, const float *, const XSums &xs, int64_t n,
+                   float *y, int64_t y_stride) {
+    int64_t t = 0;
+    for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {
+      Groups<kMaxVectorsPerDot>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
+    }
+    if (t + 2 <= n) {
+      Groups<2>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
+      t += 2;
+    }
+    if (t < n)
+      Groups<1>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
+  }
+};
+
+} // namespace ck::qgemv::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+#endif // !CK_HWY_PORTABLE_TARGET
+
+#endif // CK_KERNELS_GEMV_INT8_KQUANT_ROWS16_INL_H_
