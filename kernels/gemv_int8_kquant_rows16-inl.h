@@ -89,87 +89,108 @@ template <> struct RowGroupKernel<BlockQ4_K> {
                   hn::And(hn::ShiftRight<2>(u1), top2));
   }
 
-  // The integer sums of vector v's rows in block column p with the kN
-  // activation sets x[t] (256 bytes each): sums[t] = sum_j sc_j sum(u x),
-  // mins[t] = sum_j m_j bsum_j, bsum_pairs[t][i] holding bsum_i and
-  // bsum_(i+2) of sub-blocks i, i + 2 (i = 0, 1, 4, 5) as int16 halves.
-  template <int kN>
+  // The integer sums of vectors v0 .. v0 + kV - 1 of the group's rows in
+  // block column p with the kN activation sets x[t] (256 bytes each):
+  // sums[t][v] = sum_j sc_j sum(u x), mins[t][v] = sum_j m_j bsum_j,
+  // bsum_pairs[t][i] holding bsum_i and bsum_(i+2) of sub-blocks i, i + 2
+  // (i = 0, 1, 4, 5) as int16 halves.
+  template <int kN, int kV>
   static HWY_INLINE void
-  SuperBlockSums(const uint8_t *p, int v, const int8_t *const *x,
-                 const int32_t (*bsum_pairs)[4], VR *sums, VR *mins) {
-    VR sc[2], m[2];
-    UnpackScales(p, v, sc, m);
-    for (int t = 0; t < kN; ++t)
-      sums[t] = hn::Zero(DR());
-    SubBlockPairs<0, kN>(p, v, x, sc, sums);
+  SuperBlockSums(const uint8_t *p, int v0, const int8_t *const *x,
+                 const int32_t (*bsum_pairs)[4], VR (*sums)[kV],
+                 VR (*mins)[kV]) {
+    VR sc[kV][2], m[kV][2];
+    for (int v = 0; v < kV; ++v)
+      UnpackScales(p, v0 + v, sc[v], m[v]);
+    for (int t = 0; t < kN; ++t) {
+      for (int v = 0; v < kV; ++v)
+        sums[t][v] = hn::Zero(DR());
+    }
+    SubBlockPairs<0, kN, kV>(p, v0, x, sc, sums);
     // (m0, m2), (m1, m3), (m4, m6), (m5, m7) as int16 pairs of each lane.
     const VR low16 = hn::Set(DR(), 0x00FF00FF);
-    const VRW mp[4] = {
-        hn::BitCast(DRW(), hn::And(m[0], low16)),
-        hn::BitCast(DRW(), hn::And(hn::ShiftRight<8>(m[0]), low16)),
-        hn::BitCast(DRW(), hn::And(m[1], low16)),
-        hn::BitCast(DRW(), hn::And(hn::ShiftRight<8>(m[1]), low16))};
-    for (int t = 0; t < kN; ++t) {
-      VR s = RowPairProducts(
-          mp[0], hn::BitCast(DRW(), hn::Set(DR(), bsum_pairs[t][0])));
-      for (int i = 1; i < 4; ++i)
-        s = hn::Add(
-            s, RowPairProducts(
-                   mp[i], hn::BitCast(DRW(), hn::Set(DR(), bsum_pairs[t][i]))));
-      mins[t] = s;
+    for (int v = 0; v < kV; ++v) {
+      const VRW mp[4] = {
+          hn::BitCast(DRW(), hn::And(m[v][0], low16)),
+          hn::BitCast(DRW(), hn::And(hn::ShiftRight<8>(m[v][0]), low16)),
+          hn::BitCast(DRW(), hn::And(m[v][1], low16)),
+          hn::BitCast(DRW(), hn::And(hn::ShiftRight<8>(m[v][1]), low16))};
+      for (int t = 0; t < kN; ++t) {
+        VR s = RowPairProducts(
+            mp[0], hn::BitCast(DRW(), hn::Set(DR(), bsum_pairs[t][0])));
+        for (int i = 1; i < 4; ++i)
+          s = hn::Add(s, RowPairProducts(mp[i],
+                                         hn::BitCast(DRW(), hn::Set(DR(), bsum_pairs[t][i]))));
+        mins[t][v] = s;
+      }
     }
   }
 
   // Sub-blocks 2c and 2c + 1 and on (the low and high nibbles of qs words
-  // 8c .. 8c + 7), added to sums[t] with their scales. A recursion of
+  // 8c .. 8c + 7), added to sums[t][v] with their scales. A recursion of
   // inlined functions, so that the scale shuffles take constant indices.
-  template <int kC, int kN>
-  static HWY_INLINE void SubBlockPairs(const uint8_t *p, int v,
-                                       const int8_t *const *x, const VR *sc,
-                                       VR *sums) {
+  // The kV vectors of rows go through each word together: each activation
+  // quad is broadcast once for all of them and stays in a register (one
+  // vector at a time, GCC kept the broadcasts of a whole super-block in
+  // stack slots and loaded each word twice).
+  template <int kC, int kN, int kV>
+  static HWY_INLINE void SubBlockPairs(const uint8_t *p, int v0,
+                                       const int8_t *const *x,
+                                       const VR (*sc)[2], VR (*sums)[kV]) {
     if constexpr (kC < kSubBlocks / 2) {
 #if HWY_TARGET == HWY_AVX3_DL
-      VR low_sums[kN], high_sums[kN];
-      for (int t = 0; t < kN; ++t)
-        low_sums[t] = high_sums[t] = hn::Zero(DR());
+      VR low_sums[kN][kV], high_sums[kN][kV];
+      const VR zero = hn::Zero(DR());
 #else
       // A pair adds at most 2 x 15 x 128 and a sub-block 8 of them: int16.
-      VRW low_sums[kN], high_sums[kN];
-      for (int t = 0; t < kN; ++t)
-        low_sums[t] = high_sums[t] = hn::Zero(DRW());
+      VRW low_sums[kN][kV], high_sums[kN][kV];
+      const VRW zero = hn::Zero(DRW());
 #endif
+      for (int t = 0; t < kN; ++t) {
+        for (int v = 0; v < kV; ++v)
+          low_sums[t][v] = high_sums[t][v] = zero;
+      }
       for (int i = 0; i < 8; ++i) {
-        const VRU bytes =
-            hn::LoadU(DRU(), p + L.quant_at(8 * kC + i, v * kRowLanes));
-        const VRU low = hn::And(bytes, hn::Set(DRU(), 0xF));
-        const VRU high = hn::And(
-            hn::BitCast(DRU(), hn::ShiftRight<4>(hn::BitCast(DRW(), bytes))),
-            hn::Set(DRU(), 0xF));
+        VRU low[kV], high[kV];
+        for (int v = 0; v < kV; ++v) {
+          const VRU bytes = hn::LoadU(
+              DRU(), p + L.quant_at(8 * kC + i, (v0 + v) * kRowLanes));
+          low[v] = hn::And(bytes, hn::Set(DRU(), 0xF));
+          high[v] = hn::And(
+              hn::BitCast(DRU(), hn::ShiftRight<4>(hn::BitCast(DRW(), bytes))),
+              hn::Set(DRU(), 0xF));
+        }
         for (int t = 0; t < kN; ++t) {
           const int8_t *xc = x[t] + 64 * kC + 4 * i;
+          for (int v = 0; v < kV; ++v) {
 #if HWY_TARGET == HWY_AVX3_DL
-          low_sums[t] = QuadDotU(low_sums[t], low, xc);
-          high_sums[t] = QuadDotU(high_sums[t], high, xc + 32);
+            low_sums[t][v] = QuadDotU(low_sums[t][v], low[v], xc);
+            high_sums[t][v] = QuadDotU(high_sums[t][v], high[v], xc + 32);
 #else
-          low_sums[t] = hn::Add(low_sums[t], QuadPairs(low, xc));
-          high_sums[t] = hn::Add(high_sums[t], QuadPairs(high, xc + 32));
+            low_sums[t][v] = hn::Add(low_sums[t][v], QuadPairs(low[v], xc));
+            high_sums[t][v] =
+                hn::Add(high_sums[t][v], QuadPairs(high[v], xc + 32));
+#endif
+          }
+        }
+      }
+      for (int v = 0; v < kV; ++v) {
+        const VRW sc_low = ScaleOf<2 * kC>(sc[v]),
+                  sc_high = ScaleOf<2 * kC + 1>(sc[v]);
+        for (int t = 0; t < kN; ++t) {
+#if HWY_TARGET == HWY_AVX3_DL
+          sums[t][v] = hn::Add(
+              sums[t][v],
+              hn::Add(hn::Mul(low_sums[t][v], hn::BitCast(DR(), sc_low)),
+                      hn::Mul(high_sums[t][v], hn::BitCast(DR(), sc_high))));
+#else
+          sums[t][v] = hn::Add(
+              sums[t][v], hn::Add(RowPairProducts(low_sums[t][v], sc_low),
+                                  RowPairProducts(high_sums[t][v], sc_high)));
 #endif
         }
       }
-      const VRW sc_low = ScaleOf<2 * kC>(sc), sc_high = ScaleOf<2 * kC + 1>(sc);
-      for (int t = 0; t < kN; ++t) {
-#if HWY_TARGET == HWY_AVX3_DL
-        sums[t] =
-            hn::Add(sums[t],
-                    hn::Add(hn::Mul(low_sums[t], hn::BitCast(DR(), sc_low)),
-                            hn::Mul(high_sums[t], hn::BitCast(DR(), sc_high))));
-#else
-        sums[t] =
-            hn::Add(sums[t], hn::Add(RowPairProducts(low_sums[t], sc_low),
-                                     RowPairProducts(high_sums[t], sc_high)));
-#endif
-      }
-      SubBlockPairs<kC + 1, kN>(p, v, x, sc, sums);
+      SubBlockPairs<kC + 1, kN, kV>(p, v0, x, sc, sums);
     }
   }
 
@@ -187,23 +208,28 @@ template <> struct RowGroupKernel<BlockQ4_K> {
   }
 
   // acc[t][v] += scale[t] (d (sums with x[t]) - dmin (mins)) for the kN
-  // activation sets x[t] of block column p.
+  // activation sets x[t] of block column p. One activation set takes all
+  // of the group's vectors of rows at once (the decode step); several take
+  // one at a time, as their accumulators would not fit in the registers.
   template <int kN>
   static HWY_INLINE void
   AddBlockColumn(const uint8_t *p, const int8_t *const *x,
                  const int32_t (*bsum_pairs)[4], const float *scale,
                  VRF (*acc)[kGroupVectors]) {
-    for (int v = 0; v < kGroupVectors; ++v) {
-      VR sums[kN], mins[kN];
-      SuperBlockSums<kN>(p, v, x, bsum_pairs, sums, mins);
-      const VRF d = GroupHalves(p + L.field_at(0, v * kRowLanes));
-      const VRF dmin = GroupHalves(p + L.field_at(1, v * kRowLanes));
-      for (int t = 0; t < kN; ++t) {
-        const VRF s = hn::Set(DRF(), scale[t]);
-        acc[t][v] =
-            hn::MulAdd(hn::ConvertTo(DRF(), sums[t]), hn::Mul(d, s), acc[t][v]);
-        acc[t][v] = hn::NegMulAdd(hn::ConvertTo(DRF(), mins[t]),
-                                  hn::Mul(dmin, s), acc[t][v]);
+    constexpr int kV = kN == 1 ? kGroupVectors : 1;
+    for (int v0 = 0; v0 < kGroupVectors; v0 += kV) {
+      VR sums[kN][kV], mins[kN][kV];
+      SuperBlockSums<kN, kV>(p, v0, x, bsum_pairs, sums, mins);
+      for (int v = 0; v < kV; ++v) {
+        const VRF d = GroupHalves(p + L.field_at(0, (v0 + v) * kRowLanes));
+        const VRF dmin = GroupHalves(p + L.field_at(1, (v0 + v) * kRowLanes));
+        for (int t = 0; t < kN; ++t) {
+          const VRF s = hn::Set(DRF(), scale[t]);
+          VRF &a = acc[t][v0 + v];
+          a = hn::MulAdd(hn::ConvertTo(DRF(), sums[t][v]), hn::Mul(d, s), a);
+          a = hn::NegMulAdd(hn::ConvertTo(DRF(), mins[t][v]), hn::Mul(dmin, s),
+                            a);
+        }
       }
     }
   }
