@@ -93,12 +93,13 @@ template <> struct RowGroupKernel<BlockQ4_K> {
   // block column p with the kN activation sets x[t] (256 bytes each):
   // sums[t][v] = sum_j sc_j sum(u x), mins[t][v] = sum_j m_j bsum_j,
   // bsum_pairs[t][i] holding bsum_i and bsum_(i+2) of sub-blocks i, i + 2
-  // (i = 0, 1, 4, 5) as int16 halves.
+  // (i = 0, 1, 4, 5) as int16 halves. With stream, the weight stream ahead
+  // of p is prefetched on the way (SubBlockPairs).
   template <int kN, int kV>
   static HWY_INLINE void
   SuperBlockSums(const uint8_t *p, int v0, const int8_t *const *x,
                  const int32_t (*bsum_pairs)[4], VR (*sums)[kV],
-                 VR (*mins)[kV]) {
+                 VR (*mins)[kV], bool stream) {
     VR sc[kV][2], m[kV][2];
     for (int v = 0; v < kV; ++v)
       UnpackScales(p, v0 + v, sc[v], m[v]);
@@ -106,7 +107,7 @@ template <> struct RowGroupKernel<BlockQ4_K> {
       for (int v = 0; v < kV; ++v)
         sums[t][v] = hn::Zero(DR());
     }
-    SubBlockPairs<0, kN, kV>(p, v0, x, sc, sums);
+    SubBlockPairs<0, kN, kV>(p, v0, x, sc, sums, stream);
     // (m0, m2), (m1, m3), (m4, m6), (m5, m7) as int16 pairs of each lane.
     const VR low16 = hn::Set(DR(), 0x00FF00FF);
     for (int v = 0; v < kV; ++v) {
@@ -133,11 +134,21 @@ template <> struct RowGroupKernel<BlockQ4_K> {
   // quad is broadcast once for all of them and stays in a register (one
   // vector at a time, GCC kept the broadcasts of a whole super-block in
   // stack slots and loaded each word twice).
+  // With stream, each pair first prefetches its quarter of the stream
+  // ahead (kStream): the whole column's 36 lines asked for at once, before
+  // the super-block, streamed 13.5-14.8 GB/s from DRAM on an Intel Xeon
+  // whose probe reads 18.7, a quarter per pair 16.5-17.0
+  // (docs/kernels.md, "Session 50").
   template <int kC, int kN, int kV>
   static HWY_INLINE void SubBlockPairs(const uint8_t *p, int v0,
                                        const int8_t *const *x,
-                                       const VR (*sc)[2], VR (*sums)[kV]) {
+                                       const VR (*sc)[2], VR (*sums)[kV],
+                                       bool stream) {
     if constexpr (kC < kSubBlocks / 2) {
+      constexpr size_t kStreamPart = L.column_bytes() / (kSubBlocks / 2);
+      static_assert(kStreamPart % 64 == 0, "a pair prefetches whole lines");
+      if (stream)
+        StreamStep<kStreamPart>(p + kC * kStreamPart, kStream);
 #if HWY_TARGET == HWY_AVX3_DL
       VR low_sums[kN][kV], high_sums[kN][kV];
       const VR zero = hn::Zero(DR());
@@ -190,7 +201,7 @@ template <> struct RowGroupKernel<BlockQ4_K> {
 #endif
         }
       }
-      SubBlockPairs<kC + 1, kN, kV>(p, v0, x, sc, sums);
+      SubBlockPairs<kC + 1, kN, kV>(p, v0, x, sc, sums, stream);
     }
   }
 
@@ -211,15 +222,18 @@ template <> struct RowGroupKernel<BlockQ4_K> {
   // activation sets x[t] of block column p. One activation set takes all
   // of the group's vectors of rows at once (the decode step); several take
   // one at a time, as their accumulators would not fit in the registers.
+  // With stream (the first pass, not the spiky columns'), the first
+  // vectors of rows prefetch the stream ahead.
   template <int kN>
   static HWY_INLINE void
   AddBlockColumn(const uint8_t *p, const int8_t *const *x,
                  const int32_t (*bsum_pairs)[4], const float *scale,
-                 VRF (*acc)[kGroupVectors]) {
+                 VRF (*acc)[kGroupVectors], bool stream) {
     constexpr int kV = kN == 1 ? kGroupVectors : 1;
     for (int v0 = 0; v0 < kGroupVectors; v0 += kV) {
       VR sums[kN][kV], mins[kN][kV];
-      SuperBlockSums<kN, kV>(p, v0, x, bsum_pairs, sums, mins);
+      SuperBlockSums<kN, kV>(p, v0, x, bsum_pairs, sums, mins,
+                             stream && v0 == 0);
       for (int v = 0; v < kV; ++v) {
         const VRF d = GroupHalves(p + L.field_at(0, (v0 + v) * kRowLanes));
         const VRF dmin = GroupHalves(p + L.field_at(1, (v0 + v) * kRowLanes));
@@ -245,7 +259,6 @@ template <> struct RowGroupKernel<BlockQ4_K> {
     }
     for (int64_t k = 0; k < nb; ++k) {
       const uint8_t *p = g + k * L.column_bytes();
-      StreamStep<L.column_bytes()>(p, kStream);
       const int8_t *xq[kN];
       int32_t bsum_pairs[kN][4];
       float scale[kN];
@@ -254,7 +267,7 @@ template <> struct RowGroupKernel<BlockQ4_K> {
         BsumPairs(x[t].bsum16_8k + 16 * k, bsum_pairs[t]);
         scale[t] = x[t].scale8k[k];
       }
-      AddBlockColumn<kN>(p, xq, bsum_pairs, scale, out);
+      AddBlockColumn<kN>(p, xq, bsum_pairs, scale, out, true);
     }
     // The spiky super-blocks' rounding errors, in a loop of their own as in
     // the 32-weight groups.
@@ -267,7 +280,7 @@ template <> struct RowGroupKernel<BlockQ4_K> {
         int32_t bsum_pairs[1][4];
         BsumPairs(x[t].rbsum16_8k + 16 * k, bsum_pairs[0]);
         AddBlockColumn<1>(g + k * L.column_bytes(), &r, bsum_pairs, &rs,
-                          &out[t]);
+                          &out[t], false);
       }
     }
   }
