@@ -36,7 +36,10 @@ extern const StreamDistances kRowGroupStreamDistances;
 // ahead is less than one step, and Zen 4 streamed a 5632 x 2048 matrix at
 // 12 GB/s so, 21-23 GB/s with each line 6 KB ahead into L2 (Q4_K_L: 19.5;
 // AVX2 target 17-18, Q4_K_L 16-21; docs/kernels.md, "Session 46"). On Intel
-// the same L2 distance and each line a step ahead into L1, not measured.
+// the same L2 distance and each line 3 KB ahead into L1: with the
+// prefetches spread over the super-block, 3-6 KB into L2 and 1.5-3 KB into
+// L1 stream alike, and no distance mended the burst before the spread
+// (docs/kernels.md, "Session 50").
 extern const StreamDistances kSuperBlockGroupStreamDistances;
 
 // The activations of one GEMV call in the forms its kernels multiply,
