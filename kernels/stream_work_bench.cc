@@ -69,6 +69,10 @@ constexpr size_t kStepBytes = size_t{64} << 20;   // per iteration, from the 1 G
 
 template <int kWork, bool kSide>
 void BM_stream_work(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx2")) {
+    state.SkipWithError("the loop is written for AVX2");
+    return;
+  }
   const bool hot = state.range(0) != 0, l1 = state.range(1) != 0;
   const int threads = static_cast<int>(state.range(2));
   const size_t total = hot ? kHotBytes * static_cast<size_t>(threads) : kColdBytes;
