@@ -6,7 +6,7 @@
 // kernel reads its activations beside the weights (a 5632-column row's
 // int8 values and sums take about that much). l1:1 prefetches the stream
 // at the GEMV kernels' distances (kStreamDistances), l1:0 the same without
-// the step into L1. Where this loop streams faster than a kernel with as
+// the step into L1 (on AMD, whose only step that is, no prefetch at all). Where this loop streams faster than a kernel with as
 // much compute per line (BM_gemv cold against hot), the kernel, not the
 // machine, stops short (docs/kernels.md, "Session 51").
 #include <benchmark/benchmark.h>
