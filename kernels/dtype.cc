@@ -39,6 +39,7 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTable = {{
     {DType::Q5_0_R16, G::None, "Q5_0_R16", 32, 22, ref::dequantize_q5_0l, true, 32, 31, decode_u8_q5_0l, -16.0f, false, 32, kRowGroup},
     {DType::Q5_1_R16, G::None, "Q5_1_R16", 32, 24, ref::dequantize_q5_1l, true, 32, 31, decode_u8_q5_1l, kFree, false, 32, kRowGroup},
     {DType::Q4_K_R16, G::None, "Q4_K_R16", 256, 144, ref::dequantize_q4_k, true, 32, 15, decode_u8_q4_k, kFree, false, 256, kRowGroup},
+    {DType::Q6_K_R16, G::None, "Q6_K_R16", 256, 210, ref::dequantize_q6_k, true, 16, 63, decode_u8_q6_k, -32.0f, false, 256, kRowGroup},
 }};
 
 constexpr bool table_is_indexed_by_code() {

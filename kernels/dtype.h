@@ -25,9 +25,9 @@ enum class DType : uint8_t {
   Q5_0_L = 18, Q5_1_L = 19,  // Q5_0 / Q5_1 with qh transposed (unit_lanes.h)
   Q8_0_R16 = 20, Q4_0_R16 = 21, Q4_1_R16 = 22,  // rows interleaved in groups of 16 (row_groups.h)
   Q5_0_R16 = 23, Q5_1_R16 = 24,                 // rows of Q5_0_L / Q5_1_L, the same
-  Q4_K_R16 = 25,                                // Q4_K's rows (ggml's blocks), the same
+  Q4_K_R16 = 25, Q6_K_R16 = 26,                 // Q4_K's / Q6_K's rows (ggml's blocks), the same
 };
-inline constexpr int kDTypeCount = 26;
+inline constexpr int kDTypeCount = 27;
 
 // ggml's type ids (GGUF tensor infos).
 enum class GgmlType : uint32_t {

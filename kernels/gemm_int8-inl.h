@@ -619,8 +619,10 @@ void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
 // Q4_K_R16 likewise (BuildTileFromSuperBlocks): gathered into ggml's
 // blocks, the 1.1B-shaped Q4_K_M file's prefill with 2 threads ran 8 %
 // slower than from Q4_K_L on Zen 4 ("Session 46").
+// Q6_K_R16's rows are gathered (no tile builder from its groups yet).
 bool TakesGroupsAsStored(const DTypeTraits& tr) {
   if (tr.row_group <= 1 || tr.row_group % static_cast<int>(GroupRows()) != 0) return false;
+  if (tr.dtype == DType::Q6_K_R16) return false;
   return HWY_TARGET == HWY_AVX2 || !MultipliesWords(tr);
 }
 

@@ -101,6 +101,7 @@ BENCHMARK_CAPTURE(BM_gemv, Q4_K_L, ck::DType::Q4_K_L, kCycleBytes)->Apply(Shapes
 BENCHMARK_CAPTURE(BM_gemv, Q4_K_R16, ck::DType::Q4_K_R16, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q6_K, ck::DType::Q6_K, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q6_K_L, ck::DType::Q6_K_L, kCycleBytes)->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_gemv, Q6_K_R16, ck::DType::Q6_K_R16, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q8_0, ck::DType::Q8_0, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q8_0_R16, ck::DType::Q8_0_R16, kCycleBytes)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_gemv, Q4_0, ck::DType::Q4_0, kCycleBytes)->Apply(Shapes);
@@ -135,11 +136,13 @@ BENCHMARK_CAPTURE(BM_gemv, hot_Q4_K_R16, ck::DType::Q4_K_R16, kHotBytes)->Apply(
 BENCHMARK_CAPTURE(BM_gemv, hot_Q5_K_L, ck::DType::Q5_K_L, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K, ck::DType::Q6_K, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K_L, ck::DType::Q6_K_L, kHotBytes)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_Q6_K_R16, ck::DType::Q6_K_R16, kHotBytes)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q4_K_L, ck::DType::Q4_K_L, kHotBytes, true)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q4_K_R16, ck::DType::Q4_K_R16, kHotBytes, true)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q5_K_L, ck::DType::Q5_K_L, kHotBytes, true)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q6_K, ck::DType::Q6_K, kHotBytes, true)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q6_K_L, ck::DType::Q6_K_L, kHotBytes, true)->Apply(Hot);
+BENCHMARK_CAPTURE(BM_gemv, hot_spiky_Q6_K_R16, ck::DType::Q6_K_R16, kHotBytes, true)->Apply(Hot);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0, ck::DType::Q8_0, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q8_0_R16, ck::DType::Q8_0_R16, kHotBytes)->Apply(HotShortRows);
 BENCHMARK_CAPTURE(BM_gemv, hot_Q4_0, ck::DType::Q4_0, kHotBytes)->Apply(HotShortRows);

@@ -1,5 +1,6 @@
 // Per-target decode GEMV of Q4_K_R16 (row_groups.h: Q4_K's rows, ggml's
-// blocks, interleaved in groups of 16), re-included by gemv_kquant.cc once
+// blocks, interleaved in groups of 16) and the loops over groups that
+// Q6_K_R16 shares (SuperBlockGroups), re-included by gemv_kquant.cc once
 // per Highway target after gemv_int8_rows16-inl.h, whose vectors of rows it
 // uses; the portable target gathers rows (RowGroupKernel there).
 //
@@ -41,9 +42,82 @@ HWY_INLINE VR RowPairProducts(VRW a, VRW b) {
 #endif
 }
 
-template <> struct RowGroupKernel<BlockQ4_K> {
-  static constexpr RowGroupLayout L = row_group_layout(DType::Q4_K_R16);
+// The loops that the super-block dtypes' groups share (Q4_K_R16, Q6_K_R16):
+// over a matrix's groups of rows, their block columns and the activation
+// sets. Kernel gives L, Terms (what it takes of an activation set's
+// super-block besides its bytes), TermsOf(bsum16, terms) from the set's
+// sums per 16 values, and AddBlockColumn<kN>(p, x, terms, scale, acc,
+// stream), which adds block column p times the kN sets to acc.
+template <class Kernel> struct SuperBlockGroups {
   static constexpr int kRowGroup = ck::kRowGroup;
+
+  // out[t][v] = the 16 rows of the group at g times vector t (kN vectors).
+  template <int kN>
+  static HWY_INLINE void Group(const uint8_t *g, int64_t nb,
+                               const std::array<XSums, kN> &x,
+                               VRF (&out)[kN][kGroupVectors]) {
+    for (int t = 0; t < kN; ++t) {
+      for (int v = 0; v < kGroupVectors; ++v)
+        out[t][v] = hn::Zero(DRF());
+    }
+    for (int64_t k = 0; k < nb; ++k) {
+      const uint8_t *p = g + k * Kernel::L.column_bytes();
+      const int8_t *xq[kN];
+      typename Kernel::Terms terms[kN];
+      float scale[kN];
+      for (int t = 0; t < kN; ++t) {
+        xq[t] = x[t].q8k + k * kQK_K;
+        Kernel::TermsOf(x[t].bsum16_8k + 16 * k, terms[t]);
+        scale[t] = x[t].scale8k[k];
+      }
+      Kernel::template AddBlockColumn<kN>(p, xq, terms, scale, out, true);
+    }
+    // The spiky super-blocks' rounding errors, in a loop of their own as in
+    // the 32-weight groups.
+    for (int t = 0; t < kN; ++t) {
+      for (int64_t k = 0; k < nb; ++k) {
+        const float rs = x[t].rscale8k[k];
+        if (rs == 0.0f)
+          continue;
+        const int8_t *r = x[t].r8k + k * kQK_K;
+        typename Kernel::Terms terms[1];
+        Kernel::TermsOf(x[t].rbsum16_8k + 16 * k, terms[0]);
+        Kernel::template AddBlockColumn<1>(g + k * Kernel::L.column_bytes(), &r,
+                                           terms, &rs, &out[t], false);
+      }
+    }
+  }
+
+  // Y[t * y_stride + r] for the groups of rows [r0, r1) (multiples of 16)
+  // and kN vectors from vector t0.
+  template <int kN>
+  static HWY_INLINE void Groups(const uint8_t *W, size_t row_bytes, int64_t r0,
+                                int64_t r1, int64_t cols, const XSums &xs,
+                                int64_t t0, float *y, int64_t y_stride) {
+    std::array<XSums, kN> x;
+    for (int t = 0; t < kN; ++t)
+      x[t] = VectorOf(xs, cols, t0 + t);
+    for (int64_t r = r0; r < r1; r += kRowGroup) {
+      VRF out[kN][kGroupVectors];
+      Group<kN>(W + static_cast<size_t>(r) * row_bytes, cols / kQK_K, x, out);
+      for (int t = 0; t < kN; ++t) {
+        for (int v = 0; v < kGroupVectors; ++v)
+          hn::StoreU(out[t][v], DRF(),
+                     y + (t0 + t) * y_stride + r + v * kRowLanes);
+      }
+    }
+  }
+
+  static void Rows(const uint8_t *W, size_t row_bytes, int64_t r0, int64_t r1,
+                   int64_t cols, const float *, const XSums &xs, int64_t n,
+                   float *y, int64_t y_stride) {
+    GroupsByVectors<Kernel>(W, row_bytes, r0, r1, cols, xs, n, y, y_stride);
+  }
+};
+
+template <>
+struct RowGroupKernel<BlockQ4_K> : SuperBlockGroups<RowGroupKernel<BlockQ4_K>> {
+  static constexpr RowGroupLayout L = row_group_layout(DType::Q4_K_R16);
   static constexpr int kSubBlocks = kQK_K / kQK;
   static inline const StreamDistances &kStream =
       kSuperBlockGroupStreamDistances;
@@ -205,9 +279,11 @@ template <> struct RowGroupKernel<BlockQ4_K> {
     }
   }
 
-  // bsum_pairs of one activation set's super-block from its 16 sums per 16
-  // values (XSums::bsum16_8k's order: sub-block j's at j and 8 + j).
-  static HWY_INLINE void BsumPairs(const int16_t *b16, int32_t *out) {
+  // What AddBlockColumn takes of an activation set's super-block besides
+  // its bytes: the bsum pairs, from its 16 sums per 16 values
+  // (XSums::bsum16_8k's order: sub-block j's at j and 8 + j).
+  using Terms = int32_t[4];
+  static HWY_INLINE void TermsOf(const int16_t *b16, int32_t *out) {
     int32_t b[kSubBlocks];
     for (int j = 0; j < kSubBlocks; ++j)
       b[j] = int32_t{b16[j]} + b16[8 + j];
@@ -246,78 +322,6 @@ template <> struct RowGroupKernel<BlockQ4_K> {
         }
       }
     }
-  }
-
-  // out[t][v] = the 16 rows of the group at g times vector t (kN vectors).
-  template <int kN>
-  static HWY_INLINE void Group(const uint8_t *g, int64_t nb,
-                               const std::array<XSums, kN> &x,
-                               VRF (&out)[kN][kGroupVectors]) {
-    for (int t = 0; t < kN; ++t) {
-      for (int v = 0; v < kGroupVectors; ++v)
-        out[t][v] = hn::Zero(DRF());
-    }
-    for (int64_t k = 0; k < nb; ++k) {
-      const uint8_t *p = g + k * L.column_bytes();
-      const int8_t *xq[kN];
-      int32_t bsum_pairs[kN][4];
-      float scale[kN];
-      for (int t = 0; t < kN; ++t) {
-        xq[t] = x[t].q8k + k * kQK_K;
-        BsumPairs(x[t].bsum16_8k + 16 * k, bsum_pairs[t]);
-        scale[t] = x[t].scale8k[k];
-      }
-      AddBlockColumn<kN>(p, xq, bsum_pairs, scale, out, true);
-    }
-    // The spiky super-blocks' rounding errors, in a loop of their own as in
-    // the 32-weight groups.
-    for (int t = 0; t < kN; ++t) {
-      for (int64_t k = 0; k < nb; ++k) {
-        const float rs = x[t].rscale8k[k];
-        if (rs == 0.0f)
-          continue;
-        const int8_t *r = x[t].r8k + k * kQK_K;
-        int32_t bsum_pairs[1][4];
-        BsumPairs(x[t].rbsum16_8k + 16 * k, bsum_pairs[0]);
-        AddBlockColumn<1>(g + k * L.column_bytes(), &r, bsum_pairs, &rs,
-                          &out[t], false);
-      }
-    }
-  }
-
-  // Y[t * y_stride + r] for the groups of rows [r0, r1) (multiples of 16)
-  // and kN vectors from vector t0.
-  template <int kN>
-  static HWY_INLINE void Groups(const uint8_t *W, size_t row_bytes, int64_t r0,
-                                int64_t r1, int64_t cols, const XSums &xs,
-                                int64_t t0, float *y, int64_t y_stride) {
-    std::array<XSums, kN> x;
-    for (int t = 0; t < kN; ++t)
-      x[t] = VectorOf(xs, cols, t0 + t);
-    for (int64_t r = r0; r < r1; r += kRowGroup) {
-      VRF out[kN][kGroupVectors];
-      Group<kN>(W + static_cast<size_t>(r) * row_bytes, cols / kQK_K, x, out);
-      for (int t = 0; t < kN; ++t) {
-        for (int v = 0; v < kGroupVectors; ++v)
-          hn::StoreU(out[t][v], DRF(),
-                     y + (t0 + t) * y_stride + r + v * kRowLanes);
-      }
-    }
-  }
-
-  static void Rows(const uint8_t *W, size_t row_bytes, int64_t r0, int64_t r1,
-                   int64_t cols, const float *, const XSums &xs, int64_t n,
-                   float *y, int64_t y_stride) {
-    int64_t t = 0;
-    for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {
-      Groups<kMaxVectorsPerDot>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
-    }
-    if (t + 2 <= n) {
-      Groups<2>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
-      t += 2;
-    }
-    if (t < n)
-      Groups<1>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
   }
 };
 

@@ -43,6 +43,7 @@ constexpr DType kGroupedOf = std::is_same_v<Block, BlockQ8_0>    ? DType::Q8_0_R
                              : std::is_same_v<Block, BlockQ4_1>  ? DType::Q4_1_R16
                              : std::is_same_v<Block, BlockQ5_0L> ? DType::Q5_0_R16
                              : std::is_same_v<Block, BlockQ5_1L> ? DType::Q5_1_R16
+                             : std::is_same_v<Block, BlockQ6_K>  ? DType::Q6_K_R16
                                                                  : DType::Q4_K_R16;
 
 #if CK_HWY_PORTABLE_TARGET
@@ -136,6 +137,22 @@ HWY_INLINE VR QuadDotI(VR acc, VRB q, const int8_t* x4) {
   return AddQuads(acc, VB{hn::Abs(q).raw}, VBS{_mm_sign_epi8(x.raw, q.raw)});
 #endif
 #endif
+}
+
+// Y[t * y_stride + r] for the groups of rows [r0, r1) of K and n vectors:
+// kMaxVectorsPerDot at a time (K::Groups<kN>), then two, then one.
+template <class K>
+HWY_INLINE void GroupsByVectors(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols,
+                                const XSums& xs, int64_t n, float* y, int64_t y_stride) {
+  int64_t t = 0;
+  for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {
+    K::template Groups<kMaxVectorsPerDot>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
+  }
+  if (t + 2 <= n) {
+    K::template Groups<2>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
+    t += 2;
+  }
+  if (t < n) K::template Groups<1>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
 }
 
 // The kRowLanes halves at p (a header field of a vector's rows) as floats.
@@ -283,15 +300,7 @@ struct RowGroupKernel {
 
   static void Rows(const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1, int64_t cols, const float*,
                    const XSums& xs, int64_t n, float* y, int64_t y_stride) {
-    int64_t t = 0;
-    for (; t + kMaxVectorsPerDot <= n; t += kMaxVectorsPerDot) {
-      Groups<kMaxVectorsPerDot>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
-    }
-    if (t + 2 <= n) {
-      Groups<2>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
-      t += 2;
-    }
-    if (t < n) Groups<1>(W, row_bytes, r0, r1, cols, xs, t, y, y_stride);
+    GroupsByVectors<RowGroupKernel>(W, row_bytes, r0, r1, cols, xs, n, y, y_stride);
   }
 };
 

@@ -11,8 +11,8 @@ namespace {
 // column of its group (row_groups.h).
 template <class Piece>
 void for_each_piece(const RowGroupLayout& L, int64_t i, const Piece& piece) {
-  for (int f = 0; f < L.fields(); ++f) piece(2 * f, L.field_at(f, static_cast<int>(i)), 2);
-  for (int j = 0; j < L.words(); ++j) piece(L.header_bytes + 4 * j, L.word_at(j, static_cast<int>(i)), 4);
+  for (int f = 0; f < L.fields(); ++f) piece(L.header_at + 2 * f, L.field_at(f, static_cast<int>(i)), 2);
+  for (int j = 0; j < L.words(); ++j) piece(L.words_at() + 4 * j, L.word_at(j, static_cast<int>(i)), 4);
 }
 
 size_t group_bytes(const RowGroupLayout& L, int64_t cols) {

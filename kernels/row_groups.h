@@ -1,5 +1,5 @@
-// The row-grouped dtypes (bump codes 20-25: Q8_0_R16, Q4_0_R16, Q4_1_R16,
-// Q5_0_R16, Q5_1_R16, Q4_K_R16):
+// The row-grouped dtypes (bump codes 20-26: Q8_0_R16, Q4_0_R16, Q4_1_R16,
+// Q5_0_R16, Q5_1_R16, Q4_K_R16, Q6_K_R16):
 // a matrix of a block-quantized dtype stored with its rows interleaved in
 // groups of 16, so that each 32-bit lane of a vector is a row and one byte
 // dot product with four activation bytes broadcast adds four products to 16
@@ -27,6 +27,8 @@
 // 12 packed scale bytes, words 3-34 qs, word 3 + j being qs[4j .. 4j + 3],
 // whose low nibbles are weights 64c + 4i .. + 3 (sub-block 2c) and high
 // nibbles 64c + 32 + 4i .. (sub-block 2c + 1), j = 8c + i.
+// Q6_K (H = 2, its d at the end of ggml's block; N = 256) keeps ggml's
+// block too: words 0-31 ql, 32-47 qh, 48-51 the 16 int8 scales.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -45,9 +47,12 @@ struct RowGroupLayout {
                      // quants
   int quant_word0 = 0;  // the first word of qs (1 after Q5's qh, 3 after Q4_K's scales)
   int block_weights = 32;  // N
+  int header_at = 0;       // where the header lies in the plain block (Q6_K: 208)
 
   constexpr int column_bytes() const { return kRowGroup * block_bytes; }
   constexpr int fields() const { return header_bytes / 2; }
+  // Where the words start in the plain block: after a leading header.
+  constexpr int words_at() const { return header_at == 0 ? header_bytes : 0; }
   constexpr int words() const { return (block_bytes - header_bytes) / 4; }
   constexpr int field_at(int f, int i) const { return 2 * kRowGroup * f + 2 * i; }
   constexpr int word_at(int j, int i) const { return kRowGroup * header_bytes + 4 * kRowGroup * j + 4 * i; }
@@ -71,6 +76,8 @@ constexpr RowGroupLayout row_group_layout(DType grouped) {
       return {DType::Q5_1_L, 24, 4, 1};
     case DType::Q4_K_R16:
       return {DType::Q4_K, 144, 4, 3, 256};
+    case DType::Q6_K_R16:
+      return {DType::Q6_K, 210, 2, 0, 256, 208};
     default:
       return {DType::Q8_0, 34, 2};
   }

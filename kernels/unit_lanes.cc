@@ -104,7 +104,7 @@ DType stored_form(DType t, int64_t rows) {
     case DType::Q4_1: return rows % kRowGroup == 0 ? DType::Q4_1_R16 : t;
     case DType::Q4_K: return rows % kRowGroup == 0 ? DType::Q4_K_R16 : DType::Q4_K_L;
     case DType::Q5_K: return DType::Q5_K_L;
-    case DType::Q6_K: return DType::Q6_K_L;
+    case DType::Q6_K: return rows % kRowGroup == 0 ? DType::Q6_K_R16 : DType::Q6_K_L;
     case DType::Q5_0: return rows % kRowGroup == 0 ? DType::Q5_0_R16 : DType::Q5_0_L;
     case DType::Q5_1: return rows % kRowGroup == 0 ? DType::Q5_1_R16 : DType::Q5_1_L;
     default: return t;
@@ -123,7 +123,8 @@ DType plain_form(DType t) {
     case DType::Q4_1_R16:
     case DType::Q5_0_R16:
     case DType::Q5_1_R16:
-    case DType::Q4_K_R16: return plain_form(row_group_layout(t).plain);
+    case DType::Q4_K_R16:
+    case DType::Q6_K_R16: return plain_form(row_group_layout(t).plain);
     default: return t;
   }
 }
@@ -142,7 +143,7 @@ void to_stored_rows(DType stored, uint8_t* bytes, int64_t rows, int64_t cols) {
   const DTypeTraits& t = traits(plain);
   const bool grouped = traits(stored).row_group > 1;
   // The blocks' own form: a grouped dtype's rows are Q5_0_L / Q5_1_L, or
-  // ggml's blocks as they are (Q8_0, Q4_0, Q4_1, Q4_K).
+  // ggml's blocks as they are (Q8_0, Q4_0, Q4_1, Q4_K, Q6_K).
   if ((grouped ? row_group_layout(stored).plain : stored) != plain) {
     to_stored_form(plain, bytes, rows * (cols / t.block_size));
   }

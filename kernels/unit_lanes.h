@@ -52,9 +52,10 @@ void from_unit_lanes(BlockQ5_1* blocks, int64_t n);
 constexpr int q5_lanes_bit(int j) { return 8 * (j % 4) + j / 4; }
 
 // The dtype the converter stores a GGUF tensor of dtype t and `rows` rows
-// as: Q5_K -> Q5_K_L, Q6_K -> Q6_K_L; Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K
+// as: Q5_K -> Q5_K_L; Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q6_K
 // -> Q8_0_R16 etc. where rows is a multiple of 16 (row_groups.h), else
-// Q5_0 -> Q5_0_L, Q5_1 -> Q5_1_L and Q4_K -> Q4_K_L; every other as it is.
+// Q5_0 -> Q5_0_L, Q5_1 -> Q5_1_L, Q4_K -> Q4_K_L and Q6_K -> Q6_K_L;
+// every other as it is.
 // Lossless.
 DType stored_form(DType t, int64_t rows);
 // The inverse: Q4_K_L -> Q4_K, Q8_0_R16 -> Q8_0, Q5_0_R16 -> Q5_0 and so

@@ -20,8 +20,9 @@ namespace ck {
 // (Q6_K_L); 8: Q5_0 and Q5_1 with qh transposed (Q5_0_L, Q5_1_L); 9: Q8_0
 // matrices with their rows interleaved by 16 (Q8_0_R16); 10: Q4_0 and Q4_1
 // too (Q4_0_R16, Q4_1_R16); 11: Q5_0 and Q5_1 too (Q5_0_R16, Q5_1_R16);
-// 12: Q4_K too (Q4_K_R16). Bumps without the key count as 1.
-inline constexpr uint64_t kConverterVersion = 12;
+// 12: Q4_K too (Q4_K_R16); 13: Q6_K too (Q6_K_R16). Bumps without the key
+// count as 1.
+inline constexpr uint64_t kConverterVersion = 13;
 
 struct SourceFingerprint {
   uint64_t size = 0;

@@ -196,7 +196,7 @@ constexpr DType kNative[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,
                              DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
                              DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L,
                              DType::Q5_0_L, DType::Q5_1_L, DType::Q8_0_R16, DType::Q4_0_R16, DType::Q4_1_R16,
-                             DType::Q5_0_R16, DType::Q5_1_R16, DType::Q4_K_R16};
+                             DType::Q5_0_R16, DType::Q5_1_R16, DType::Q4_K_R16, DType::Q6_K_R16};
 
 // Runs `body` once per available SIMD target, forced.
 template <class F>
@@ -264,7 +264,7 @@ TEST_CASE("gemm and gemv of spiky activations keep their precision on every targ
   for (DType dt : {DType::Q4_1, DType::Q8_0, DType::Q5_0, DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K,
                    DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::Q4_K_L, DType::Q5_K_L, DType::Q6_K_L, DType::Q5_0_L,
                    DType::Q5_1_L, DType::Q8_0_R16, DType::Q4_0_R16, DType::Q4_1_R16, DType::Q5_0_R16,
-                   DType::Q5_1_R16, DType::Q4_K_R16}) {
+                   DType::Q5_1_R16, DType::Q4_K_R16, DType::Q6_K_R16}) {
     // A partial row group on every target; and rows of 34 and 35 blocks where
     // they are 32 weights: a partial last group of blocks, a pair or three
     // (gemv_int8-inl.h lays them out apart), which gets a spike too (every
@@ -385,7 +385,8 @@ TEST_CASE("gemv_multi computes matrices of different dtypes and row counts in on
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
                          random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng),
                          random_matrix(DType::Q4_1_R16, 32, cols, rng), random_matrix(DType::Q5_0_R16, 16, cols, rng),
-                         random_matrix(DType::Q5_1_R16, 48, cols, rng), random_matrix(DType::Q4_K_R16, 32, cols, rng)};
+                         random_matrix(DType::Q5_1_R16, 48, cols, rng), random_matrix(DType::Q4_K_R16, 32, cols, rng),
+                         random_matrix(DType::Q6_K_R16, 48, cols, rng)};
   const std::vector<float> x = random_vector(cols, rng);
   for_each_target([&] {
     std::vector<std::vector<float>> ys;
@@ -468,7 +469,8 @@ TEST_CASE("gemm_multi computes matrices of different dtypes and row counts from 
                          random_matrix(DType::Q4_0, 5, cols, rng), random_matrix(DType::F16, 3, cols, rng),
                          random_matrix(DType::Q5_K, 11, cols, rng), random_matrix(DType::Q8_0_R16, 48, cols, rng),
                          random_matrix(DType::Q4_1_R16, 32, cols, rng), random_matrix(DType::Q5_0_R16, 16, cols, rng),
-                         random_matrix(DType::Q5_1_R16, 48, cols, rng), random_matrix(DType::Q4_K_R16, 32, cols, rng)};
+                         random_matrix(DType::Q5_1_R16, 48, cols, rng), random_matrix(DType::Q4_K_R16, 32, cols, rng),
+                         random_matrix(DType::Q6_K_R16, 48, cols, rng)};
   std::vector<float> X = random_vector(n * cols, rng);
   for (int64_t t = 0; t < n; t += 2) X[t * cols + 40] = 200.0f;  // spiky blocks (16x the RMS) in some tokens
   for_each_target([&] {

@@ -84,7 +84,7 @@ std::vector<int> half_fields(DType dt) {
     case DType::Q5_K_L: case DType::Q5_1_L: return {0, 2};
     case DType::Q2_K: return {80, 82};
     case DType::Q3_K: return {108};
-    case DType::Q6_K: case DType::Q6_K_L: return {208};
+    case DType::Q6_K: case DType::Q6_K_L: case DType::Q6_K_R16: return {208};
     default: return {};
   }
 }

@@ -44,7 +44,7 @@ TEST_CASE("a qwen2 model with every tensor type converts as documented", "[conve
   CHECK(c.head_dim == 64);
   CHECK(c.rope_base == 1e6f);
   CHECK(c.rms_eps == 1e-6f);
-  CHECK(b.output().dtype == DType::Q6_K_L);
+  CHECK(b.output().dtype == DType::Q6_K_R16);
   CHECK(b.layers()[0].wo.dtype == DType::Q8_0_R16);
   CHECK(b.layers()[1].bk.rows == 1);
   CHECK(b.layers()[1].bk.cols == 128);
