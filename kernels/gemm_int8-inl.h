@@ -616,13 +616,12 @@ void InterleaveWords(const uint8_t* rows_u, int64_t cols, uint8_t* gu) {
 // -128 d, -8 d or m. Gathered, SmolLM2 Q8_0's prefill with 1 thread ran
 // 2-7 % slower than from Q8_0 on AVX3_DL and 5-9 % on AVX2; from the groups
 // 2-5 % faster (docs/kernels.md, "Session 41").
-// Q4_K_R16 likewise (BuildTileFromSuperBlocks): gathered into ggml's
-// blocks, the 1.1B-shaped Q4_K_M file's prefill with 2 threads ran 8 %
-// slower than from Q4_K_L on Zen 4 ("Session 46").
-// Q6_K_R16's rows are gathered (no tile builder from its groups yet).
+// Q4_K_R16 and Q6_K_R16 likewise (BuildTileFromSuperBlocks): gathered into
+// ggml's blocks, the 1.1B-shaped Q4_K_M file's prefill with 2 threads ran
+// 8 % slower than from Q4_K_L on Zen 4 ("Session 46"), the Q6_K file's 7 %
+// slower than from Q6_K_L on an Intel Xeon ("Session 52").
 bool TakesGroupsAsStored(const DTypeTraits& tr) {
   if (tr.row_group <= 1 || tr.row_group % static_cast<int>(GroupRows()) != 0) return false;
-  if (tr.dtype == DType::Q6_K_R16) return false;
   return HWY_TARGET == HWY_AVX2 || !MultipliesWords(tr);
 }
 
@@ -703,14 +702,87 @@ void BuildTileFromGroups(const DTypeTraits& tr, const RowGroupLayout& L, const u
   }
 }
 
-// Q4_K_R16's tile from its groups: word 8c + i of a row holds weights
-// 64c + 4i .. + 3 in its low nibbles and 64c + 32 + 4i .. in its high ones
-// (row_groups.h), so each word's 16 rows are two of the byte tile's quads
-// of 16 rows (quads 16c + i and 16c + 8 + i of the super-block); a and c
-// are decode_u8_q4_k's per sub-block, d sc and -dmin m.
-void BuildTileFromSuperBlocks(const RowGroupLayout& L, const uint8_t* W, size_t row_bytes, int64_t r0, int64_t r1,
-                              int64_t cols, const Int8Scratch& s) {
-  const int64_t nb = cols / kQK_K, sub_blocks = cols / kQK;
+// Rows row0 .. row0 + R - 1 of block column `column` of Q4_K_R16 into the
+// tile: word 8c + i of a row holds weights 64c + 4i .. + 3 in its low
+// nibbles and 64c + 32 + 4i .. in its high ones (row_groups.h), so each
+// word's rows are two of the byte tile's quads (quads 16c + i and 16c + 8
+// + i of the super-block at gu); a and c are decode_u8_q4_k's per
+// sub-block of 32, d sc and -dmin m.
+void Q4_KColumnTile(const RowGroupLayout& L, const uint8_t* column, int row0, int64_t R, uint8_t* gu, float* ga,
+                    float* gc) {
+  for (int j = 0; j < L.quant_words(); ++j) {
+    const uint8_t* word = column + L.quant_at(j, row0);
+    uint8_t* const low = gu + static_cast<size_t>(16 * (j / 8) + j % 8) * 4 * R;
+    uint8_t* const high = low + static_cast<size_t>(8 * 4 * R);
+    for (int64_t b = 0; b < 4 * R; b += 4) {  // a row's word at a time: R may be 1
+      uint32_t w;
+      std::memcpy(&w, word + b, 4);
+      const uint32_t lo = w & 0x0F0F0F0Fu, hi = (w >> 4) & 0x0F0F0F0Fu;
+      std::memcpy(low + b, &lo, 4);
+      std::memcpy(high + b, &hi, 4);
+    }
+  }
+  for (int64_t i = 0; i < R; ++i) {
+    const int row = static_cast<int>(row0 + i);
+    uint16_t dh, mh;
+    std::memcpy(&dh, column + L.field_at(0, row), 2);
+    std::memcpy(&mh, column + L.field_at(1, row), 2);
+    const float d = fp16_to_fp32(dh), dmin = fp16_to_fp32(mh);
+    uint8_t scales[12];
+    for (int w = 0; w < 3; ++w) std::memcpy(scales + 4 * w, column + L.word_at(w, row), 4);
+    for (int j = 0; j < kQK_K / kQK; ++j) {
+      uint8_t sc, m;
+      k_scale_min(j, scales, &sc, &m);
+      ga[j * R + i] = d * static_cast<float>(sc);
+      gc[j * R + i] = -dmin * static_cast<float>(m);
+    }
+  }
+}
+
+// The same for Q6_K_R16: in half h, ql words 16h + i and 16h + 8 + i and
+// qh word 32 + 8h + i of a row hold weights 128h + 32q + 4i .. + 3 of the
+// four quarters q (their nibbles and bits 2q of qh), quad 32h + 8q + i of
+// the super-block; a and c are decode_u8_q6_k's per sub-block of 16, d sc
+// and -32 d sc.
+void Q6_KColumnTile(const RowGroupLayout& L, const uint8_t* column, int row0, int64_t R, uint8_t* gu, float* ga,
+                    float* gc) {
+  for (int h = 0; h < 2; ++h) {
+    for (int i = 0; i < 8; ++i) {
+      const uint8_t* a = column + L.word_at(16 * h + i, row0);
+      const uint8_t* b = column + L.word_at(16 * h + 8 + i, row0);
+      const uint8_t* c = column + L.word_at(32 + 8 * h + i, row0);
+      for (int64_t e = 0; e < 4 * R; e += 4) {
+        uint32_t wa, wb, wc;
+        std::memcpy(&wa, a + e, 4);
+        std::memcpy(&wb, b + e, 4);
+        std::memcpy(&wc, c + e, 4);
+        const uint32_t quads[4] = {(wa & 0x0F0F0F0Fu) | ((wc << 4) & 0x30303030u),
+                                   (wb & 0x0F0F0F0Fu) | ((wc << 2) & 0x30303030u),
+                                   ((wa >> 4) & 0x0F0F0F0Fu) | (wc & 0x30303030u),
+                                   ((wb >> 4) & 0x0F0F0F0Fu) | ((wc >> 2) & 0x30303030u)};
+        for (int q = 0; q < 4; ++q) std::memcpy(gu + static_cast<size_t>(32 * h + 8 * q + i) * 4 * R + e, quads + q, 4);
+      }
+    }
+  }
+  for (int64_t i = 0; i < R; ++i) {
+    const int row = static_cast<int>(row0 + i);
+    uint16_t dh;
+    std::memcpy(&dh, column + L.field_at(0, row), 2);
+    const float d = fp16_to_fp32(dh);
+    int8_t scales[16];
+    for (int w = 0; w < 4; ++w) std::memcpy(scales + 4 * w, column + L.word_at(48 + w, row), 4);
+    for (int j = 0; j < 16; ++j) {
+      ga[j * R + i] = d * static_cast<float>(scales[j]);
+      gc[j * R + i] = -32.0f * ga[j * R + i];
+    }
+  }
+}
+
+// A super-block dtype's tile from its groups (Q4_K_R16, Q6_K_R16): each
+// block column's R-row slices as the per-row decode would give them.
+void BuildTileFromSuperBlocks(const DTypeTraits& tr, const RowGroupLayout& L, const uint8_t* W, size_t row_bytes,
+                              int64_t r0, int64_t r1, int64_t cols, const Int8Scratch& s) {
+  const int64_t nb = cols / kQK_K, blocks = cols / tr.u8_block, per_super = kQK_K / tr.u8_block;
   const int64_t R = static_cast<int64_t>(GroupRows()), halves = kRowGroup / R;
   for (int64_t r = r0, g = 0; r < r1; r += kRowGroup, g += halves) {
     const uint8_t* group = W + static_cast<size_t>(r) * row_bytes;
@@ -718,34 +790,13 @@ void BuildTileFromSuperBlocks(const RowGroupLayout& L, const uint8_t* W, size_t 
       const uint8_t* column = group + k * L.column_bytes();
       for (int64_t h = 0; h < halves; ++h) {
         uint8_t* const gu = s.tile_u + static_cast<size_t>((g + h) * cols * R) + static_cast<size_t>(k * kQK_K * R);
-        float* const ga = s.tile_a + static_cast<size_t>((g + h) * sub_blocks * R);
-        float* const gc = s.tile_c + static_cast<size_t>((g + h) * sub_blocks * R);
-        for (int j = 0; j < L.quant_words(); ++j) {
-          const uint8_t* word = column + L.quant_at(j, static_cast<int>(h * R));
-          uint8_t* const low = gu + static_cast<size_t>(16 * (j / 8) + j % 8) * 4 * R;
-          uint8_t* const high = low + static_cast<size_t>(8 * 4 * R);
-          for (int64_t b = 0; b < 4 * R; b += 4) {  // a row's word at a time: R may be 1
-            uint32_t w;
-            std::memcpy(&w, word + b, 4);
-            const uint32_t lo = w & 0x0F0F0F0Fu, hi = (w >> 4) & 0x0F0F0F0Fu;
-            std::memcpy(low + b, &lo, 4);
-            std::memcpy(high + b, &hi, 4);
-          }
-        }
-        for (int64_t i = 0; i < R; ++i) {
-          const int row = static_cast<int>(h * R + i);
-          uint16_t dh, mh;
-          std::memcpy(&dh, column + L.field_at(0, row), 2);
-          std::memcpy(&mh, column + L.field_at(1, row), 2);
-          const float d = fp16_to_fp32(dh), dmin = fp16_to_fp32(mh);
-          uint8_t scales[12];
-          for (int w = 0; w < 3; ++w) std::memcpy(scales + 4 * w, column + L.word_at(w, row), 4);
-          for (int j = 0; j < kQK_K / kQK; ++j) {
-            uint8_t sc, m;
-            k_scale_min(j, scales, &sc, &m);
-            ga[(8 * k + j) * R + i] = d * static_cast<float>(sc);
-            gc[(8 * k + j) * R + i] = -dmin * static_cast<float>(m);
-          }
+        float* const ga = s.tile_a + static_cast<size_t>(((g + h) * blocks + k * per_super) * R);
+        float* const gc = s.tile_c + static_cast<size_t>(((g + h) * blocks + k * per_super) * R);
+        const int row0 = static_cast<int>(h * R);
+        if (L.plain == DType::Q6_K) {
+          Q6_KColumnTile(L, column, row0, R, gu, ga, gc);
+        } else {
+          Q4_KColumnTile(L, column, row0, R, gu, ga, gc);
         }
       }
     }
@@ -763,7 +814,7 @@ void BuildTile(const DTypeTraits& tr, const uint8_t* W, size_t row_bytes, int64_
   if (TakesGroupsAsStored(tr) && r0 % kRowGroup == 0 && r1 % kRowGroup == 0) {
     const RowGroupLayout L = row_group_layout(tr.dtype);
     if (L.block_weights == kQK_K) {
-      BuildTileFromSuperBlocks(L, W, row_bytes, r0, r1, cols, s);
+      BuildTileFromSuperBlocks(tr, L, W, row_bytes, r0, r1, cols, s);
     } else {
       BuildTileFromGroups(tr, L, W, row_bytes, r0, r1, cols, signed_q, s);
     }
