@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <utility>
 
@@ -114,6 +117,28 @@ void MappedFile::release() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
   data_ = nullptr;
   size_ = 0;
+}
+
+MappingPages mapping_pages(const void* address) {
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  std::ifstream smaps("/proc/self/smaps");
+  MappingPages pages;
+  bool inside = false;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    uintptr_t begin = 0, end = 0;
+    // A mapping's first line: "begin-end perms offset dev inode path", in hex.
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " ", &begin, &end) == 2 && line.find(':') > line.find(' ')) {
+      if (inside) break;
+      inside = begin <= at && at < end;
+      continue;
+    }
+    if (!inside) continue;
+    unsigned long long kib = 0;
+    if (std::sscanf(line.c_str(), "Rss: %llu kB", &kib) == 1) pages.resident_bytes = kib * 1024;
+    if (std::sscanf(line.c_str(), "FilePmdMapped: %llu kB", &kib) == 1) pages.huge_bytes = kib * 1024;
+  }
+  return pages;
 }
 
 }  // namespace ck

@@ -38,4 +38,16 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+// How the pages of the mapping that holds `address` stand now: its
+// resident bytes and the part of them mapped in 2 MiB pages, from
+// /proc/self/smaps (zeros where the kernel does not say). Decode reads a
+// model file's weights near the probe's speed only where they are in 2 MiB
+// pages, and a page cache that holds some of the file in 4 KiB folios maps
+// them so for as long as it keeps them (docs/kernels.md, "Session 52").
+struct MappingPages {
+  uint64_t resident_bytes = 0;
+  uint64_t huge_bytes = 0;
+};
+MappingPages mapping_pages(const void* address);
+
 }  // namespace ck

@@ -125,6 +125,11 @@ class MarkdownPrinter : public Printer {
                        "bandwidth measured with as many threads (%.1f GB/s at %d)\n",
                  last_.cpu_info.c_str(), format_size(last_.peak_rss_bytes).c_str(), last_.mem_bw_gbs,
                  last_.n_threads);
+    // Decode reads the weights near the probe's speed only from 2 MiB pages.
+    if (last_.weights_resident_bytes > 0) {
+      std::fprintf(out_, "Model file: %s resident, %s of it in 2 MiB pages\n",
+                   format_size(last_.weights_resident_bytes).c_str(), format_size(last_.weights_huge_bytes).c_str());
+    }
     for (const Result& r : profiled_) print_profile(r);
   }
 
@@ -231,6 +236,8 @@ nlohmann::ordered_json to_json(const Result& r) {
   j["bw_fraction"] = r.bw_fraction();
   j["ttft_ms"] = r.ttft_ns.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.avg_ttft_ms());
   j["peak_rss_bytes"] = r.peak_rss_bytes;
+  j["weights_resident_bytes"] = r.weights_resident_bytes;
+  j["weights_huge_bytes"] = r.weights_huge_bytes;
   j["samples_ns"] = r.samples_ns;
   j["samples_ts"] = r.samples_ts();
   if (r.profile) {

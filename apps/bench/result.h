@@ -31,6 +31,10 @@ struct Result {
   double mem_bw_gbs = 0;          // measured read bandwidth at n_threads (0 = unknown)
   double int8_peak_gmacs = 0;     // --profile: measured byte multiply-add peak at n_threads
   uint64_t peak_rss_bytes = 0;    // of the process, after the test
+  // The model file's mapping after the test: resident, and of that in 2 MiB
+  // pages (loader/mapped_file.h, mapping_pages).
+  uint64_t weights_resident_bytes = 0;
+  uint64_t weights_huge_bytes = 0;
   std::optional<ForwardProfile> profile;  // --profile: the timed repetitions' steps
 
   std::vector<double> samples_ts() const;  // tokens/s per repetition

@@ -9,6 +9,8 @@
 #include <regex>
 #include <vector>
 
+#include "loader/mapped_file.h"
+
 namespace ck::bench {
 namespace {
 
@@ -127,6 +129,9 @@ void run_test(const Model& model, Session& session, const TestSpec& test, const 
     if (test.n_prompt > 0 && test.n_gen > 0) r.ttft_ns.push_back(t_first - t0);
   }
   r.peak_rss_bytes = peak_rss_bytes();
+  const MappingPages pages = mapping_pages(model.file().token_embd().data);
+  r.weights_resident_bytes = pages.resident_bytes;
+  r.weights_huge_bytes = pages.huge_bytes;
 }
 
 std::string cpu_info() {
