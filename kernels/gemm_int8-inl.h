@@ -748,9 +748,9 @@ void Q6_KColumnTile(const RowGroupLayout& L, const uint8_t* column, int row0, in
                     float* gc) {
   for (int h = 0; h < 2; ++h) {
     for (int i = 0; i < 8; ++i) {
-      const uint8_t* a = column + L.word_at(16 * h + i, row0);
-      const uint8_t* b = column + L.word_at(16 * h + 8 + i, row0);
-      const uint8_t* c = column + L.word_at(32 + 8 * h + i, row0);
+      const uint8_t* a = column + L.word_at(kQ6QlWord + 16 * h + i, row0);
+      const uint8_t* b = column + L.word_at(kQ6QlWord + 16 * h + 8 + i, row0);
+      const uint8_t* c = column + L.word_at(kQ6QhWord + 8 * h + i, row0);
       for (int64_t e = 0; e < 4 * R; e += 4) {
         uint32_t wa, wb, wc;
         std::memcpy(&wa, a + e, 4);
@@ -770,7 +770,7 @@ void Q6_KColumnTile(const RowGroupLayout& L, const uint8_t* column, int row0, in
     std::memcpy(&dh, column + L.field_at(0, row), 2);
     const float d = fp16_to_fp32(dh);
     int8_t scales[16];
-    for (int w = 0; w < 4; ++w) std::memcpy(scales + 4 * w, column + L.word_at(48 + w, row), 4);
+    for (int w = 0; w < 4; ++w) std::memcpy(scales + 4 * w, column + L.word_at(kQ6ScaleWord + w, row), 4);
     for (int j = 0; j < 16; ++j) {
       ga[j * R + i] = d * static_cast<float>(scales[j]);
       gc[j * R + i] = -32.0f * ga[j * R + i];

@@ -32,8 +32,6 @@ namespace ck::qgemv::HWY_NAMESPACE {
 template <>
 struct RowGroupKernel<BlockQ6_K> : SuperBlockGroups<RowGroupKernel<BlockQ6_K>> {
   static constexpr RowGroupLayout L = row_group_layout(DType::Q6_K_R16);
-  // The first word of ql, qh and the scales (row_groups.h).
-  static constexpr int kQl = 0, kQh = 32, kScales = 48;
   static inline const StreamDistances& kStream = kSuperBlockGroupStreamDistances;
 
   // Sub-block j's bsum_j at j / 2 + 8 (j % 2) of the 16 sums (evens then
@@ -55,7 +53,7 @@ struct RowGroupKernel<BlockQ6_K> : SuperBlockGroups<RowGroupKernel<BlockQ6_K>> {
   // in each lane: kOdd 0 (sc_4w, sc_4w+2), 1 (sc_4w+1, sc_4w+3).
   template <int kOdd>
   static HWY_INLINE VRW ScalePairs(const uint8_t* p, int w, int v) {
-    const VRW word = hn::BitCast(DRW(), Word(p, kScales + w, v));
+    const VRW word = hn::BitCast(DRW(), Word(p, kQ6ScaleWord + w, v));
     return hn::ShiftRight<8>(kOdd ? word : hn::ShiftLeft<8>(word));
   }
   // Sub-block j's scale in each lane: as one int32 (VNNI's vpmulld), or
@@ -88,8 +86,8 @@ struct RowGroupKernel<BlockQ6_K> : SuperBlockGroups<RowGroupKernel<BlockQ6_K>> {
   // << 4; the bits that the 16-bit shifts move across bytes are masked off.
   template <int kH>
   static HWY_INLINE void Quads(const uint8_t* p, int i, int v, VRU* u) {
-    const VRU a = Word(p, kQl + 16 * kH + i, v), b = Word(p, kQl + 16 * kH + 8 + i, v),
-              c = Word(p, kQh + 8 * kH + i, v);
+    const VRU a = Word(p, kQ6QlWord + 16 * kH + i, v), b = Word(p, kQ6QlWord + 16 * kH + 8 + i, v),
+              c = Word(p, kQ6QhWord + 8 * kH + i, v);
     const VRU low4 = hn::Set(DRU(), 0x0F), top2 = hn::Set(DRU(), 0x30);
     const auto shifted = [](VRU x, auto shift) { return hn::BitCast(DRU(), shift(hn::BitCast(DRW(), x))); };
     u[0] = hn::Or(hn::And(a, low4), hn::And(shifted(c, [](VRW x) { return hn::ShiftLeft<4>(x); }), top2));

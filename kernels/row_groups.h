@@ -39,6 +39,9 @@ namespace ck {
 
 inline constexpr int kRowGroup = 16;  // rows per group
 
+// Q6_K_R16's first word of ql, qh and the scales.
+inline constexpr int kQ6QlWord = 0, kQ6QhWord = 32, kQ6ScaleWord = 48;
+
 // Where a grouped dtype keeps what, per block column of a group.
 struct RowGroupLayout {
   DType plain;       // the dtype of its rows

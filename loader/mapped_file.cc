@@ -128,7 +128,7 @@ MappingPages mapping_pages(const void* address) {
   while (std::getline(smaps, line)) {
     uintptr_t begin = 0, end = 0;
     // A mapping's first line: "begin-end perms offset dev inode path", in hex.
-    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " ", &begin, &end) == 2 && line.find(':') > line.find(' ')) {
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " ", &begin, &end) == 2) {
       if (inside) break;
       inside = begin <= at && at < end;
       continue;
