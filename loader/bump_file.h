@@ -55,6 +55,8 @@ class BumpFile {
 
   const std::string& source() const { return source_; }
   size_t file_size() const { return bytes_.size(); }
+  // The mapping open() made; empty after parse().
+  const MappedFile& mapped() const { return file_; }
   const BumpHeader& header() const { return header_; }
   const ModelConfig& config() const { return config_; }
   const Metadata& metadata() const { return metadata_; }

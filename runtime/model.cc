@@ -8,6 +8,7 @@
 #include "kernels/dtype.h"
 #include "kernels/simd_target.h"
 #include "loader/convert.h"
+#include "loader/huge_page_mend.h"
 #include "runtime/features.h"
 #include "runtime/weights.h"
 
@@ -28,6 +29,9 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const Load
   BumpFile file = BumpFile::open(bump, {.verify = opts.verify});
   const ModelConfig& c = file.config();
   refuse_unsupported_features(file.metadata(), c.arch, file.source());
+  const HugePageMend mend = mend_huge_pages(file.mapped());
+  spdlog::debug("{}: {} of {} cached 2 MiB stretches in 2 MiB pages, {} read back, {} after", bump.string(),
+                mend.huge_before, mend.cached, mend.reread, mend.huge_after);
   Weights weights = weights_from_bump(file);
   tok::Tokenizer tokenizer(file.vocab());
   if (tokenizer.n_vocab() > c.vocab_size) {
