@@ -92,7 +92,7 @@ void reread(int fd, const uint8_t* base, uint64_t c) {
 
 }  // namespace
 
-HugePageMend mend_huge_pages(const MappedFile& file) {
+HugePageMend mend_huge_pages(const MappedFile& file, Uncached uncached) {
   HugePageMend mend;
   const uint8_t* base = file.data();
   mend.chunks = file.size() / kHugePageBytes;
@@ -115,7 +115,13 @@ HugePageMend mend_huge_pages(const MappedFile& file) {
     mend.cached += cached[c];
     // Mapping a wholly cached stretch reads nothing; a partly cached one is
     // in small folios already and is read back below.
-    if (n == pages_per_chunk) touch(base + c * kHugePageBytes);
+    if (n == pages_per_chunk) {
+      touch(base + c * kHugePageBytes);
+    } else if (n == 0 && uncached == Uncached::kReadIn) {
+      touch(base + c * kHugePageBytes);
+      cached[c] = true;
+      ++mend.read_in;
+    }
   }
   std::vector<bool> huge(mend.chunks);
   mend.scanned = scan_huge(pagemap.get(), base, huge);
