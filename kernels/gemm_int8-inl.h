@@ -47,7 +47,7 @@
 namespace ck::qgemm {
 // n tokens of activations quantized to int8 per 32 values.
 struct Int8Activations {
-  const int8_t* q;       // n x cols
+  const int8_t* q;       // n x cols, or null where every matrix of the call multiplies words
   const int16_t* q16;    // the same values as int16 (where words multiply), or null
   const float* scale;    // n x cols/32
   const float* sum16;    // n x cols/16: sums of the rounded x (q * scale)
