@@ -32,11 +32,14 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const Load
   refuse_unsupported_features(file.metadata(), c.arch, file.source());
   // The weights read in now where they fit in memory beside what is there:
   // the forward pass would read them all at its first token anyway.
-  const auto available = mem_available_bytes();
-  const HugePageMend mend = mend_huge_pages(
-      file.mapped(), available && file.file_size() <= *available ? Uncached::kReadIn : Uncached::kLeave);
-  spdlog::debug("{}: {} 2 MiB stretches, {} of them cached and {} read in, {} in 2 MiB pages, {} read back, {} after",
-                bump.string(), mend.chunks, mend.cached, mend.read_in, mend.huge_before, mend.reread, mend.huge_after);
+  if (opts.settle_pages) {
+    const auto available = mem_available_bytes();
+    const HugePageMend mend = mend_huge_pages(
+        file.mapped(), available && file.file_size() <= *available ? Uncached::kReadIn : Uncached::kLeave);
+    spdlog::debug("{}: {} 2 MiB stretches, {} of them cached and {} read in, {} in 2 MiB pages, {} read back, {} after",
+                  bump.string(), mend.chunks, mend.cached, mend.read_in, mend.huge_before, mend.reread,
+                  mend.huge_after);
+  }
   Weights weights = weights_from_bump(file);
   tok::Tokenizer tokenizer(file.vocab());
   if (tokenizer.n_vocab() > c.vocab_size) {

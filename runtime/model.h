@@ -18,6 +18,10 @@ struct LoadOptions {
   // Where a GGUF's bump is looked for and made (--bump-dir); empty: $CK_BUMP_DIR,
   // else beside the GGUF or in the cache folder (loader/bump_cache.h).
   std::filesystem::path bump_dir;
+  // Map the weights at load, read back in 2 MiB pages where their page
+  // cache has come apart (loader/huge_page_mend.h); off for a load that
+  // only checks the model and runs nothing.
+  bool settle_pages = true;
 };
 
 class Model {

@@ -100,8 +100,9 @@ int main(int argc, char** argv) {
     if (models.empty()) models.push_back(ck::app::model_or_default("", "ck-bench").string());
     // Every model is loaded once before anything is printed (converting a
     // GGUF on first use): a bad path or an unsupported model is an error with
-    // empty stdout, never a table or JSON array cut short.
-    for (const std::string& m : models) ck::Model::load(m, {.bump_dir = bump_dir});
+    // empty stdout, never a table or JSON array cut short. The weights are
+    // read in by each model's own load below, not all of them here.
+    for (const std::string& m : models) ck::Model::load(m, {.bump_dir = bump_dir, .settle_pages = false});
 
     int max_ctx = 0;
     for (const auto& t : tests) max_ctx = std::max(max_ctx, t.n_depth + t.n_prompt + t.n_gen);
