@@ -40,6 +40,7 @@
 #include "kernels/dtype.h"
 #include "kernels/fp16.h"
 #include "kernels/hwy_portable.h"
+#include "kernels/keep_in_register-inl.h"
 #include "kernels/row_groups.h"
 
 #ifndef CK_KERNELS_GEMM_INT8_TYPES_
@@ -168,21 +169,7 @@ HWY_INLINE V32 DotQuads(V32 acc, hn::Vec<DU8> w, V32 x4) {
 }
 #endif
 
-// GCC reassociates the int16 and int32 adds of a block into a tree that
-// first computes every product of the block, spilling most of them to the
-// stack (two memory operations per product); pinning each partial sum to a
-// register keeps one running sum per token instead. (The portable targets'
-// vectors are arrays: nothing to pin.)
-template <class V>
-HWY_INLINE void KeepInRegister(V& v) {
-#if CK_HWY_PORTABLE_TARGET
-  (void)v;
-#elif HWY_TARGET <= HWY_AVX3
-  asm("" : "+v"(v.raw));
-#else
-  asm("" : "+x"(v.raw));
-#endif
-}
+using ck::HWY_NAMESPACE::KeepInRegister;
 
 #if !CK_HWY_PORTABLE_TARGET && HWY_TARGET != HWY_AVX3_DL
 using D16 = hn::Repartition<int16_t, D32>;

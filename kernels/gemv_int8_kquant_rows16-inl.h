@@ -255,8 +255,8 @@ struct RowGroupKernel<BlockQ4_K> : SuperBlockGroups<RowGroupKernel<BlockQ4_K>> {
             low_sums[t][v] = hn::Add(low_sums[t][v], QuadPairs(low[v], xc));
             high_sums[t][v] =
                 hn::Add(high_sums[t][v], QuadPairs(high[v], xc + 32));
-            KeepChain(low_sums[t][v]);
-            KeepChain(high_sums[t][v]);
+            KeepInRegister(low_sums[t][v]);
+            KeepInRegister(high_sums[t][v]);
 #endif
           }
         }

@@ -31,10 +31,13 @@
 #define CK_KERNELS_GEMV_INT8_ROWS16_INL_H_
 #endif
 
+#include "kernels/keep_in_register-inl.h"
 #include "kernels/row_groups.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ck::qgemv::HWY_NAMESPACE {
+
+using ck::HWY_NAMESPACE::KeepInRegister;
 
 // The grouped dtype of the plain blocks Block.
 template <class Block>
@@ -112,15 +115,6 @@ HWY_INLINE VRW QuadPairs(VRU u, const int8_t* x4) {
   return VRW{_mm_maddubs_epi16(u.raw, BroadcastQuad(x4).raw)};
 #endif
 }
-
-// Keeps a sum of int16 pair sums a chain, added to in program order. GCC
-// otherwise reassociates such a chain into a tree, computing every product
-// of a sub-block before adding any: with 16 vector registers the products
-// went to the stack, and the AVX2 Q4_K_R16 kernel ran 15-20 % slower in
-// cache (docs/kernels.md, "Session 54"). An empty asm that reads and
-// writes the sum in a register is a point the compiler cannot move adds
-// across; it costs no instruction.
-HWY_INLINE void KeepChain(VRW& sum) { asm("" : "+x"(sum.raw)); }
 
 // The int32 sums of adjacent int16 pairs.
 HWY_INLINE VR PairsToQuads(VRW pairs) {
@@ -232,7 +226,7 @@ struct RowGroupKernel {
           s[t] = QuadDotU(QuadDotU(s[t], low, x[t] + 4 * j), high, x[t] + 16 + 4 * j);
 #else
           pairs[t] = hn::Add(pairs[t], hn::Add(QuadPairs(low, x[t] + 4 * j), QuadPairs(high, x[t] + 16 + 4 * j)));
-          KeepChain(pairs[t]);
+          KeepInRegister(pairs[t]);
           if ((j + 1) % kWidenWords == 0) {
             s[t] = hn::Add(s[t], PairsToQuads(pairs[t]));
             pairs[t] = hn::Zero(DRW());
