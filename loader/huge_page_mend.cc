@@ -92,7 +92,8 @@ void reread(int fd, const uint8_t* base, uint64_t c) {
 
 }  // namespace
 
-HugePageMend mend_huge_pages(const MappedFile& file, Uncached uncached) {
+HugePageMend mend_huge_pages(const MappedFile& file, Uncached uncached,
+                             const std::function<void(uint64_t done, uint64_t total)>& progress) {
   HugePageMend mend;
   const uint8_t* base = file.data();
   mend.chunks = file.size() / kHugePageBytes;
@@ -122,6 +123,7 @@ HugePageMend mend_huge_pages(const MappedFile& file, Uncached uncached) {
       cached[c] = true;
       ++mend.read_in;
     }
+    if (progress && uncached == Uncached::kReadIn) progress((c + 1) * kHugePageBytes, mend.chunks * kHugePageBytes);
   }
   std::vector<bool> huge(mend.chunks);
   mend.scanned = scan_huge(pagemap.get(), base, huge);

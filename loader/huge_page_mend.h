@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace ck {
 
@@ -44,6 +45,11 @@ enum class Uncached {
 // in (ReadIn) and reports scanned = false. Where the first stretch read
 // back does not come in a 2 MiB folio (file huge pages off, a file system
 // without large folios, another process mapping it), it stops there.
-HugePageMend mend_huge_pages(const MappedFile& file, Uncached uncached);
+//
+// With ReadIn, `progress` is called after each stretch of the first pass
+// with the bytes of the stretches done and of all of them: reading a large
+// model from disk takes seconds.
+HugePageMend mend_huge_pages(const MappedFile& file, Uncached uncached,
+                             const std::function<void(uint64_t done, uint64_t total)>& progress = {});
 
 }  // namespace ck

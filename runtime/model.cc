@@ -26,7 +26,11 @@ Model::Model() = default;
 Model::~Model() = default;
 
 std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const LoadOptions& opts) {
-  const std::filesystem::path bump = prepare_model(path, {}, opts.bump_dir);
+  const auto report = [&opts](std::string_view step) -> std::function<void(uint64_t, uint64_t)> {
+    if (!opts.progress) return {};
+    return [&opts, step](uint64_t done, uint64_t total) { opts.progress(step, done, total); };
+  };
+  const std::filesystem::path bump = prepare_model(path, report("converting"), opts.bump_dir);
   BumpFile file = BumpFile::open(bump, {.verify = opts.verify});
   const ModelConfig& c = file.config();
   refuse_unsupported_features(file.metadata(), c.arch, file.source());
@@ -35,7 +39,8 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const Load
   if (opts.settle_pages) {
     const auto available = mem_available_bytes();
     const HugePageMend mend = mend_huge_pages(
-        file.mapped(), available && file.file_size() <= *available ? Uncached::kReadIn : Uncached::kLeave);
+        file.mapped(), available && file.file_size() <= *available ? Uncached::kReadIn : Uncached::kLeave,
+        report("reading"));
     spdlog::debug("{}: {} 2 MiB stretches, {} of them cached and {} read in, {} in 2 MiB pages, {} read back, {} after",
                   bump.string(), mend.chunks, mend.cached, mend.read_in, mend.huge_before, mend.reread,
                   mend.huge_after);

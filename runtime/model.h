@@ -2,8 +2,10 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "loader/bump_file.h"
 #include "loader/model_config.h"
@@ -22,6 +24,11 @@ struct LoadOptions {
   // cache has come apart (loader/huge_page_mend.h); off for a load that
   // only checks the model and runs nothing.
   bool settle_pages = true;
+  // Called as the long steps of a load advance, bytes done out of total:
+  // "converting" (a GGUF's first run) and "reading" (the weights read in
+  // from disk, or found in the page cache at once). Apps draw a bar for a
+  // step that takes a while (apps/common/load_progress.h).
+  std::function<void(std::string_view step, uint64_t done, uint64_t total)> progress;
 };
 
 class Model {

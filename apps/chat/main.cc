@@ -6,9 +6,10 @@
 #include "apps/chat/chat_repl.h"
 #include "apps/common/app_main.h"
 #include "apps/common/context_size.h"
-#include "apps/common/kv_cache_flags.h"
 #include "apps/common/generation_flags.h"
+#include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
+#include "apps/common/load_progress.h"
 #include "apps/common/model_path.h"
 
 int main(int argc, char** argv) {
@@ -23,7 +24,9 @@ int main(int argc, char** argv) {
     ck::set_threads(gen.n_threads);
     opts.first_message = ck::app::read_prompt(gen);
     ck::app::take_generation_options(gen, opts);
-    auto model = ck::Model::load(ck::app::model_or_default(gen.model, "ck-chat"), {.bump_dir = gen.bump_dir});
+    ck::app::LoadProgress load_progress;
+    auto model = ck::Model::load(ck::app::model_or_default(gen.model, "ck-chat"),
+                                 {.bump_dir = gen.bump_dir, .progress = load_progress.callback()});
     const int n_ctx = ck::app::resolve_context_size(gen.n_ctx, gen.n_ctx_given, model->config().context_len, "ck-chat");
     std::fprintf(stderr, "ck-chat: %s\n",
                  ck::app::kv_cache_summary(model->config(), n_ctx, 1, gen.kv_types).c_str());

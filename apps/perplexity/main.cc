@@ -8,10 +8,11 @@
 #include <string>
 
 #include "apps/common/app_main.h"
+#include "apps/common/bump_dir_flag.h"
 #include "apps/common/context_size.h"
 #include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
-#include "apps/common/bump_dir_flag.h"
+#include "apps/common/load_progress.h"
 #include "apps/common/model_path.h"
 #include "apps/common/progress.h"
 #include "apps/common/text_file.h"
@@ -201,7 +202,9 @@ int main(int argc, char** argv) {
     ck::set_threads(ck::app::resolve_thread_count(o.threads, "-t", "ck-perplexity"));
     const std::string text = o.kld ? std::string() : ck::app::read_text_file(o.text_file);
     const auto t0 = std::chrono::steady_clock::now();
-    auto model = ck::Model::load(ck::app::model_or_default(o.model, "ck-perplexity"), {.bump_dir = o.bump_dir});
+    ck::app::LoadProgress load_progress;
+    auto model = ck::Model::load(ck::app::model_or_default(o.model, "ck-perplexity"),
+                                 {.bump_dir = o.bump_dir, .progress = load_progress.callback()});
     std::fprintf(stderr, "ck-perplexity: loaded %s in %.2f s\n", model->path().string().c_str(), seconds_since(t0));
     // -c as everywhere: 0 = the model's context, more than it warns.
     o.n_ctx = ck::app::resolve_context_size(o.n_ctx, app.count("--ctx-size") > 0, model->config().context_len,

@@ -12,6 +12,7 @@
 #include "apps/common/context_size.h"
 #include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
+#include "apps/common/load_progress.h"
 #include "apps/common/model_path.h"
 #include "apps/common/plural.h"
 #include "apps/common/token_report.h"
@@ -55,7 +56,9 @@ int run(const CLI::App& app, RunOptions& o, ChatOptions chat) {
   const std::string prompt = read_prompt(o.gen);
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<Model> model = Model::load(model_or_default(o.gen.model, "ck-run"), {.bump_dir = o.gen.bump_dir});
+  ck::app::LoadProgress load_progress;
+  std::unique_ptr<Model> model = Model::load(model_or_default(o.gen.model, "ck-run"),
+                                             {.bump_dir = o.gen.bump_dir, .progress = load_progress.callback()});
   const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const ModelConfig& c = model->config();
   const tok::Tokenizer& tokenizer = model->tokenizer();

@@ -11,6 +11,7 @@
 #include "apps/common/app_main.h"
 #include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
+#include "apps/common/load_progress.h"
 #include "apps/common/model_path.h"
 #include "apps/common/thread_count.h"
 #include "apps/server/routes.h"
@@ -40,7 +41,8 @@ int run(ServerOptions& o) {
 
   o.n_threads = app::resolve_thread_count(o.n_threads, "-t", "ck-server");
   const std::filesystem::path path = app::model_or_default(o.model, "ck-server");
-  std::unique_ptr<Model> model = Model::load(path, {.bump_dir = o.bump_dir});
+  ck::app::LoadProgress load_progress;
+  std::unique_ptr<Model> model = Model::load(path, {.bump_dir = o.bump_dir, .progress = load_progress.callback()});
   const ModelConfig& c = model->config();
   const int n_ctx = o.n_ctx == 0 ? c.context_len : o.n_ctx / o.n_parallel;
   std::fprintf(stderr, "ck-server: %s\n", app::kv_cache_summary(c, n_ctx, o.n_parallel, o.kv_types).c_str());

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "kernels/huge_pages.h"
@@ -98,15 +99,26 @@ TEST_CASE("mend_huge_pages leaves a file that is not cached alone unless told to
   const MappedFile file = MappedFile::open(path);
   drop_from_cache(path);
   REQUIRE(cached_pages(file) == 0);
-  const HugePageMend mend = mend_huge_pages(file, Uncached::kLeave);
+  size_t reports = 0;
+  const HugePageMend mend = mend_huge_pages(file, Uncached::kLeave, [&](uint64_t, uint64_t) { ++reports; });
+  CHECK(reports == 0);  // nothing read in
   CHECK(mend.cached == 0);
   CHECK(mend.read_in == 0);
   CHECK(mend.reread == 0);
   CHECK(cached_pages(file) == 0);
 
-  const HugePageMend read = mend_huge_pages(file, Uncached::kReadIn);
+  std::vector<std::pair<uint64_t, uint64_t>> progress;
+  const HugePageMend read = mend_huge_pages(file, Uncached::kReadIn, [&](uint64_t done, uint64_t total) {
+    progress.emplace_back(done, total);
+  });
   CHECK(read.cached == 0);
   CHECK(read.read_in == kStretches);
+  // One report per stretch read in, in bytes of the stretches.
+  REQUIRE(progress.size() == kStretches);
+  for (size_t c = 0; c < kStretches; ++c) {
+    CHECK(progress[c].first == (c + 1) * kHugePageBytes);
+    CHECK(progress[c].second == kStretches * kHugePageBytes);
+  }
   CHECK(cached_pages(file) >= kStretches * kHugePageBytes / static_cast<size_t>(::sysconf(_SC_PAGESIZE)));
   if (read.scanned) {
     CHECK(mapping_pages(file.data()).huge_bytes == read.huge_after * kHugePageBytes);
