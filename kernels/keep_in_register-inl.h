@@ -5,7 +5,7 @@
 // sub-block's products summed into one int16 or int32 vector) into a tree
 // that first computes every product, and with 16 vector registers most of
 // them go to the stack, two memory operations each (the AVX2 GEMM; the
-// AVX2 Q4_K_R16 GEMV ran 15-20 % slower in cache for it, docs/kernels.md
+// AVX2 Q4_K_R16 GEMV ran 8-20 % slower in cache for it, docs/kernels.md
 // "Session 54"). An empty asm that reads and writes the running sum in a
 // register, after each add, is a point no add moves across; it emits no
 // instruction.
