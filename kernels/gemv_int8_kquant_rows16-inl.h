@@ -208,11 +208,14 @@ struct RowGroupKernel<BlockQ4_K> : SuperBlockGroups<RowGroupKernel<BlockQ4_K>> {
   // quad is broadcast once for all of them and stays in a register (one
   // vector at a time, GCC kept the broadcasts of a whole super-block in
   // stack slots and loaded each word twice).
-  // With stream, each pair first prefetches its quarter of the stream
-  // ahead (kStream): the whole column's 36 lines asked for at once, before
-  // the super-block, streamed 13.5-14.8 GB/s from DRAM on an Intel Xeon
-  // whose probe reads 18.7, a quarter per pair 16.5-17.0
-  // (docs/kernels.md, "Session 50").
+  // With stream, the pair prefetches its quarter of the stream ahead
+  // (kStream, 9 lines) one line per quad word, the ninth with the first:
+  // bursts of prefetches wait for the core's fill buffers, and the loads
+  // behind them with them. On an Intel Xeon whose probe reads 18.7 GB/s,
+  // the whole column's 36 lines asked for at once streamed 13.5-14.8 GB/s
+  // from DRAM, a burst of 9 per pair 16.5-17.0 ("Session 50"); later, a
+  // burst per pair 15.1-16.9 and a line per word 16.8-17.7 in the same
+  // minutes ("Session 55").
   template <int kC, int kN, int kV>
   static HWY_INLINE void SubBlockPairs(const uint8_t *p, int v0,
                                        const int8_t *const *x,
@@ -220,9 +223,12 @@ struct RowGroupKernel<BlockQ4_K> : SuperBlockGroups<RowGroupKernel<BlockQ4_K>> {
                                        bool stream) {
     if constexpr (kC < kSubBlocks / 2) {
       constexpr size_t kStreamPart = L.column_bytes() / (kSubBlocks / 2);
-      static_assert(kStreamPart % 64 == 0, "a pair prefetches whole lines");
+      static_assert(kStreamPart % 64 == 0 && kStreamPart > 8 * 64,
+                    "a pair prefetches whole lines, one or more per word");
+      constexpr size_t kWordLines = 8 * 64;
+      const uint8_t *part = p + kC * kStreamPart;
       if (stream)
-        StreamStep<kStreamPart>(p + kC * kStreamPart, kStream);
+        StreamStep<kStreamPart - kWordLines>(part + kWordLines, kStream);
 #if HWY_TARGET == HWY_AVX3_DL
       VR low_sums[kN][kV], high_sums[kN][kV];
       const VR zero = hn::Zero(DR());
@@ -236,6 +242,8 @@ struct RowGroupKernel<BlockQ4_K> : SuperBlockGroups<RowGroupKernel<BlockQ4_K>> {
           low_sums[t][v] = high_sums[t][v] = zero;
       }
       for (int i = 0; i < 8; ++i) {
+        if (stream)
+          StreamStep<64>(part + 64 * i, kStream);
         VRU low[kV], high[kV];
         for (int v = 0; v < kV; ++v) {
           const VRU bytes = hn::LoadU(
