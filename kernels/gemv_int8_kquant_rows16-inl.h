@@ -223,9 +223,10 @@ struct RowGroupKernel<BlockQ4_K> : SuperBlockGroups<RowGroupKernel<BlockQ4_K>> {
                                        bool stream) {
     if constexpr (kC < kSubBlocks / 2) {
       constexpr size_t kStreamPart = L.column_bytes() / (kSubBlocks / 2);
-      static_assert(kStreamPart % 64 == 0 && kStreamPart > 8 * 64,
+      constexpr int kWords = 8; // quad words a pair reads, a line each
+      constexpr size_t kWordLines = kWords * 64;
+      static_assert(kStreamPart % 64 == 0 && kStreamPart > kWordLines,
                     "a pair prefetches whole lines, one or more per word");
-      constexpr size_t kWordLines = 8 * 64;
       const uint8_t *part = p + kC * kStreamPart;
       if (stream)
         StreamStep<kStreamPart - kWordLines>(part + kWordLines, kStream);
@@ -241,7 +242,7 @@ struct RowGroupKernel<BlockQ4_K> : SuperBlockGroups<RowGroupKernel<BlockQ4_K>> {
         for (int v = 0; v < kV; ++v)
           low_sums[t][v] = high_sums[t][v] = zero;
       }
-      for (int i = 0; i < 8; ++i) {
+      for (int i = 0; i < kWords; ++i) {
         if (stream)
           StreamStep<64>(part + 64 * i, kStream);
         VRU low[kV], high[kV];
