@@ -15,6 +15,7 @@
 #include "apps/common/kv_cache_flags.h"
 #include "apps/common/llama_flags.h"
 #include "apps/common/model_path.h"
+#include "apps/common/load_progress.h"
 #include "apps/common/progress.h"
 #include "apps/common/thread_count.h"
 #include "kernels/bandwidth.h"
@@ -101,8 +102,13 @@ int main(int argc, char** argv) {
     // Every model is loaded once before anything is printed (converting a
     // GGUF on first use): a bad path or an unsupported model is an error with
     // empty stdout, never a table or JSON array cut short. The weights are
-    // read in by each model's own load below, not all of them here.
-    for (const std::string& m : models) ck::Model::load(m, {.bump_dir = bump_dir, .settle_pages = false});
+    // read in by each model's own load below, not all of them here. Both
+    // loads draw a bar for a step that takes long (a conversion, a first
+    // read from disk), as ck-run's does.
+    ck::app::LoadProgress load_progress;
+    for (const std::string& m : models) {
+      ck::Model::load(m, {.bump_dir = bump_dir, .settle_pages = false, .progress = load_progress.callback()});
+    }
 
     int max_ctx = 0;
     for (const auto& t : tests) max_ctx = std::max(max_ctx, t.n_depth + t.n_prompt + t.n_gen);
@@ -125,7 +131,8 @@ int main(int argc, char** argv) {
     const ck::bench::FooterGuard footer(*printer);
     for (size_t mi = 0; mi < models.size(); ++mi) {
       const auto t0 = std::chrono::steady_clock::now();
-      auto model = ck::Model::load(models[mi], {.bump_dir = bump_dir});
+      bar.clear();
+      auto model = ck::Model::load(models[mi], {.bump_dir = bump_dir, .progress = load_progress.callback()});
       spdlog::info("loaded {} in {:.2f} s", models[mi],
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       for (const ck::KvCacheTypes kv : cache_types) {
